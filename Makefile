@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+# The two commands that matter:
+#   make        build the series kernel, boot it, null_blk + fio in each mode
+#   make check  the whole test suite; ends with "N passed, N failed"
+#
+# Options: KERNEL=stock|series CPUS=N RUNTIME=SECONDS (main job),
+#          BLKMQ_OUT=DIR (output folder, default ./out).
+
+BLKMQ := tools/testing/blkmq/blkmq
+KERNEL ?= series
+CPUS ?= 2
+RUNTIME ?= 5
+
+.PHONY: all main check setup assemble build-stock build-series build-debug clean
+
+all: main
+
+main:
+	@$(BLKMQ) main --kernel $(KERNEL) --cpus $(CPUS) --runtime $(RUNTIME)
+
+check:
+	@$(BLKMQ) check
+
+setup:
+	@$(BLKMQ) setup
+
+assemble:
+	@$(BLKMQ) assemble
+
+build-stock:
+	@$(BLKMQ) build stock bench
+
+build-series:
+	@$(BLKMQ) build series bench
+
+build-debug:
+	@$(BLKMQ) build series debug
+
+clean:
+	rm -rf out

@@ -34,7 +34,7 @@ qemu_boot()
 		-serial "file:$run/console.log" \
 		-kernel "$kobj/arch/x86/boot/bzImage" -initrd "$(initrd_for "$kobj")" \
 		-append "console=ttyS0 loglevel=7 panic=-1 printk.devkmsg=on $append" \
-		"${args[@]}" $BLKMQ_QEMU_EXTRA >"$run/qemu.log" 2>&1
+		"${args[@]}" ${BLKMQ_QEMU_EXTRA:-} >"$run/qemu.log" 2>&1
 }
 
 # vm_accel KOBJ: set ACCEL to kvm if a KVM guest really boots here, else
@@ -137,15 +137,22 @@ vm()
 	: >"$run/console.log"
 	if [ "$quiet" = 0 ]; then
 		# Show the command's own output live; kernel lines carry a timestamp.
-		tail -n +1 -F "$run/console.log" 2>/dev/null | tr -d '\r' |
-			grep --line-buffered -vE '^\[ *[0-9]+\.[0-9]+\]|^BLKMQ_EXIT=' &
+		{
+			tail -n +1 -F "$run/console.log" 2>/dev/null &
+			echo $! >"$run/.tail"
+			wait
+		} | sed -u 's/\r$//' | grep --line-buffered -vE '^\[ *[0-9]+\.[0-9]+\]|^BLKMQ_EXIT=' &
 		tailpid=$!
 	fi
 	start=$(date +%s)
 	qemu_boot "$run" "$kobj" "$accel" "$cpus" "$mem" "$share" "$timeout" "$append"
 	rc=$?
 	sleep 0.5
-	[ -n "${tailpid:-}" ] && { pkill -P "$tailpid" 2>/dev/null; kill "$tailpid" 2>/dev/null; wait "$tailpid" 2>/dev/null; }
+	if [ -n "${tailpid:-}" ]; then
+		kill "$(cat "$run/.tail")" 2>/dev/null
+		wait "$tailpid" 2>/dev/null
+		rm -f "$run/.tail"
+	fi
 
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		warn "guest did not finish in ${timeout}s and was killed; console log: $run/console.log"

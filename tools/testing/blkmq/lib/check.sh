@@ -84,7 +84,8 @@ check_suite()
 	local kernel=$1 config=$2 cpus=$3 script=$4 name rc out line n=0
 	name=$kernel-$config/$(basename "$script" .sh)
 	msg "suite $name: booting"
-	BLKMQ_REBUILD=0 vm --kernel "$kernel" --config "$config" --cpus "$cpus" \
+	# The guest's own KTAP shows live, indented as a KTAP subtest.
+	BLKMQ_LIVE_INDENT="    " BLKMQ_REBUILD=0 vm --kernel "$kernel" --config "$config" --cpus "$cpus" \
 		--name "$(basename "$script" .sh)" --timeout "${BLKMQ_SUITE_TIMEOUT:-900}" \
 		--script "$BLKMQ_TOOLS/tests/$script"
 	rc=$?

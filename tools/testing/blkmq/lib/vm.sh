@@ -141,7 +141,8 @@ vm()
 			tail -n +1 -F "$run/console.log" 2>/dev/null &
 			echo $! >"$run/.tail"
 			wait
-		} | sed -u 's/\r$//' | grep --line-buffered -vE '^\[ *[0-9]+\.[0-9]+\]|^BLKMQ_EXIT=' &
+		} | sed -u 's/\r$//' | grep --line-buffered -vE '^\[ *[0-9]+\.[0-9]+\]|^BLKMQ_EXIT=' |
+			sed -u "s/^/${BLKMQ_LIVE_INDENT:-}/" &
 		tailpid=$!
 	fi
 	start=$(date +%s)

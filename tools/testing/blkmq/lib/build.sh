@@ -103,6 +103,10 @@ build()
 		report_build_error "$log"
 		return 1
 	fi
+	# kbuild re-syncs .config when a series patch changes a Kconfig file:
+	# what the fragments ask for must still be there.
+	# shellcheck disable=SC2046
+	check_config "$KOBJ" $(config_fragments "$config")
 	rm -rf "$KOBJ/modroot"
 	kmake -s INSTALL_MOD_PATH="$KOBJ/modroot" INSTALL_MOD_STRIP=1 modules_install \
 		>"$KOBJ/modules_install.log" 2>&1 || { report_build_error "$KOBJ/modules_install.log"; return 1; }

@@ -24,7 +24,10 @@ check_result() # STATUS NAME [DETAIL]
 # The guest suites: kernel, config, vCPUs, script under tests/.
 CHECK_SUITES="
 stock  bench 2 smoke.sh
-series debug 2 smoke.sh
+series bench 2 smoke.sh
+series debug 2 nullb-params.sh
+series debug 2 nullb-data.sh
+series debug 2 nullb-faults.sh
 "
 
 check_selftests()
@@ -117,7 +120,8 @@ check()
 	check_selftests
 
 	for kc in stock-bench series-bench series-debug; do
-		if build "${kc%-*}" "${kc#*-}"; then
+		# A subshell: a build that dies on bad config still gets counted.
+		if (build "${kc%-*}" "${kc#*-}"); then
 			check_result 0 "build $kc"
 			built="$built$kc "
 		else

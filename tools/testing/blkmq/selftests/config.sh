@@ -14,3 +14,19 @@ for f in "$BLKMQ_TOOLS"/configs/*.config; do
 	[ -z "$bad" ] || fail "$(basename "$f"): lines merge_config.sh cannot read: $bad"
 	pass "$(basename "$f") is a well-formed fragment"
 done
+
+# A failed build shows its last compiler error, not the whole log.
+cat >"$T/build.log" <<'LOG'
+  CC      block/blk-core.o
+block/blk-mq.c: In function 'blk_mq_foo':
+block/blk-mq.c:12:9: warning: unused variable 'x' [-Wunused-variable]
+block/blk-mq.c:40:2: error: implicit declaration of function 'bar' [-Werror=implicit-function-declaration]
+block/blk-mq.c:41:2: error: 'baz' undeclared (first use in this function)
+make[3]: *** [scripts/Makefile.build:250: block/blk-mq.o] Error 1
+make[2]: *** [scripts/Makefile.build:500: block] Error 2
+LOG
+out=$(report_build_error "$T/build.log" 2>&1)
+[ "$(printf '%s\n' "$out" | wc -l)" = 2 ] || fail "build error report is not two lines: $out"
+grep -q "^blkmq: build failed: block/blk-mq.c:41:2: error: 'baz' undeclared" <<<"$out" ||
+	fail "build error report misses the last error: $out"
+pass "a failed build shows its last compiler error: $(head -n 1 <<<"$out")"

@@ -38,3 +38,13 @@ build-debug:
 
 clean:
 	rm -rf out
+
+# make bench: stock vs series, the whole fio matrix, A B A B ... booted.
+# Options: CPUS=N (vCPUs: a bigger machine shows scaling 1, 2, 4 ... N),
+#          REPEATS=N (at least 5 for the method), BENCH_RUNTIME=S per job.
+REPEATS ?= 5
+BENCH_RUNTIME ?= 3
+
+.PHONY: bench
+bench:
+	@$(BLKMQ) bench --cpus $(CPUS) --repeats $(REPEATS) --runtime $(BENCH_RUNTIME)

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 B=$BLKMQ_TOOLS/blkmq
 
-expect_error "unknown command" "unknown command 'frob' \(valid: setup assemble build vm main check\)" "$B" frob
+expect_error "unknown command" "unknown command 'frob' \(valid: setup assemble build vm main bench check\)" "$B" frob
 expect_error "unknown kernel" "unknown kernel 'nosuch' \(valid: stock series\)" "$B" build nosuch bench
 expect_error "unknown config" "unknown config 'fast' \(valid: bench debug\)" "$B" build series fast
 expect_error "build arity" "usage: blkmq build KERNEL CONFIG" "$B" build series
@@ -21,4 +21,7 @@ expect_error "main: unknown kernel" "unknown kernel 'old'" "$B" main --kernel ol
 expect_error "main: bad runtime" "--runtime must be a positive number of seconds, not '-1'" "$B" main --runtime -1
 expect_error "main: unknown option" "main: unknown option '--fast'" "$B" main --fast
 expect_error "BLKMQ_ACCEL" "unknown BLKMQ_ACCEL 'hvf' \(valid: kvm tcg\)" env BLKMQ_ACCEL=hvf "$B" vm -- true
+expect_error "bench: bad repeats" "--repeats must be 1..50, not '0'" "$B" bench --repeats 0
+expect_error "bench: bad cpus" "--cpus must be 1..64, not 'x'" "$B" bench --cpus x
+expect_error "bench: unknown option" "bench: unknown option '--kernel'" "$B" bench --kernel stock
 expect "nothing was built" test ! -e "$BLKMQ_OUT/build"

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarise make bench: medians over repeats, latency, CPU per I/O, ratios.
+
+usage: bench-report.py DIR
+DIR/<kernel>/r<N>/<mode>-irq<I>-<engine>-qd<Q>-j<J>.json, as the guest wrote
+them. Writes DIR/summary.json, DIR/iops.dat and DIR/iops.png (gnuplot) and
+prints a table and the targets of the benchmark as measured ratios.
+"""
+import glob
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+NAME = re.compile(r"(?P<mode>[a-z_]+)-irq(?P<irq>\d)-(?P<engine>[a-z_]+)"
+                  r"-qd(?P<qd>\d+)-j(?P<jobs>\d+)\.json$")
+MODES = ["bio", "request_fn", "mq"]
+
+
+def load(path):
+    with open(path) as f:
+        text = f.read()
+    return json.loads(text[text.index("{"):])
+
+
+def sample(path):
+    """IOPS, p50/p99 completion latency (us) and CPU us per I/O of one run."""
+    job = load(path)["jobs"][0]
+    rd = job["read"]
+    ios = rd["total_ios"]
+    pct = rd["clat_ns"].get("percentile", {})
+    # fio reports usr/sys as a share of one CPU over the run, summed over
+    # the group's jobs: CPU seconds = share * runtime.
+    cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100.0 * rd["runtime"] / 1000.0
+    return {
+        "iops": rd["iops"],
+        "p50_us": pct.get("50.000000", 0) / 1000.0,
+        "p99_us": pct.get("99.000000", 0) / 1000.0,
+        "cpu_us_per_io": cpu_s * 1e6 / ios if ios else 0.0,
+        "errors": job["error"],
+    }
+
+
+def collect(folder):
+    runs = {}
+    for path in glob.glob(os.path.join(folder, "*", "r*", "*.json")):
+        kernel = os.path.basename(os.path.dirname(os.path.dirname(path)))
+        m = NAME.search(os.path.basename(path))
+        if not m:
+            continue
+        key = (kernel, m["mode"], int(m["irq"]), m["engine"], int(m["qd"]), int(m["jobs"]))
+        runs.setdefault(key, []).append(sample(path))
+    rows = []
+    for key, samples in sorted(runs.items(), key=lambda kv: (kv[0][0], MODES.index(kv[0][1])
+                                                             if kv[0][1] in MODES else 9, kv[0][2:])):
+        iops = [s["iops"] for s in samples]
+        rows.append({
+            "kernel": key[0], "mode": key[1], "irqmode": key[2], "engine": key[3],
+            "qd": key[4], "jobs": key[5], "repeats": len(samples),
+            "iops_median": statistics.median(iops), "iops_min": min(iops), "iops_max": max(iops),
+            "p50_us": statistics.median(s["p50_us"] for s in samples),
+            "p99_us": statistics.median(s["p99_us"] for s in samples),
+            "cpu_us_per_io": statistics.median(s["cpu_us_per_io"] for s in samples),
+            "errors": sum(s["errors"] for s in samples),
+        })
+    return rows
+
+
+def find(rows, **want):
+    for r in rows:
+        if all(r[k] == v for k, v in want.items()):
+            return r
+    return None
+
+
+def ratio_lines(rows):
+    """The benchmark's targets, as ratios measured in this one run."""
+    out = []
+    for engine in ("libaio", "io_uring"):
+        for jobs in (1, 2):
+            for qd in (1, 32):
+                base = dict(irqmode=1, engine=engine, qd=qd, jobs=jobs)
+                st = find(rows, kernel="stock", mode="mq", **base)
+                se = find(rows, kernel="series", mode="mq", **base)
+                sb = find(rows, kernel="series", mode="bio", **base)
+                if st and se:
+                    out.append(f"series mq / stock mq IOPS  {engine:<8} QD{qd:<2} jobs={jobs}: "
+                               f"{se['iops_median'] / st['iops_median']:.2f} (target >= 1.10)")
+                    out.append(f"series mq / stock mq CPU/IO {engine:<8} QD{qd:<2} jobs={jobs}: "
+                               f"{se['cpu_us_per_io'] / st['cpu_us_per_io']:.2f} (target <= 1.00)")
+                if se and sb:
+                    out.append(f"series mq / series bio IOPS {engine:<8} QD{qd:<2} jobs={jobs}: "
+                               f"{se['iops_median'] / sb['iops_median']:.2f} (target >= 0.95)")
+    return out
+
+
+def plot(folder, rows):
+    dat = os.path.join(folder, "iops.dat")
+    series = []
+    with open(dat, "w") as f:
+        for kernel in ("stock", "series"):
+            for mode in MODES:
+                pts = [r for r in rows if r["kernel"] == kernel and r["mode"] == mode
+                       and r["irqmode"] == 1 and r["engine"] == "libaio" and r["qd"] == 32]
+                if not pts:
+                    continue
+                f.write(f"# {kernel} {mode}\n")
+                for r in sorted(pts, key=lambda r: r["jobs"]):
+                    f.write(f"{r['jobs']} {r['iops_median']:.0f} {r['iops_min']:.0f} {r['iops_max']:.0f}\n")
+                f.write("\n\n")
+                series.append(f"{kernel} {mode}")
+    cmds = [
+        "set terminal pngcairo noenhanced size 900,600" if has_cairo()
+        else "set terminal png noenhanced size 900,600",
+        f"set output '{os.path.join(folder, 'iops.png')}'",
+        "set title 'null_blk 4k randread, libaio QD32, irqmode=1 (median, min-max)'",
+        "set xlabel 'fio jobs'", "set ylabel 'IOPS'", "set key left top", "set xtics 1",
+        "plot " + ", ".join(f"'{dat}' index {i} with yerrorlines title '{t}'"
+                            for i, t in enumerate(series)),
+    ]
+    subprocess.run(["gnuplot"], input="\n".join(cmds), text=True, check=True,
+                   stderr=subprocess.DEVNULL)
+
+
+def has_cairo():
+    r = subprocess.run(["gnuplot", "-e", "set terminal"], capture_output=True, text=True)
+    return "pngcairo" in (r.stdout + r.stderr)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: bench-report.py DIR")
+    folder = sys.argv[1]
+    rows = collect(folder)
+    if not rows:
+        sys.exit("bench-report: no fio results under " + folder)
+    print(f"{'kernel':<7} {'mode':<10} {'irq':>3} {'engine':<8} {'QD':>3} {'jobs':>4} "
+          f"{'IOPS med':>9} {'min':>8} {'max':>8} {'p50us':>7} {'p99us':>7} {'CPUus/IO':>8} {'n':>2}")
+    for r in rows:
+        print(f"{r['kernel']:<7} {r['mode']:<10} {r['irqmode']:>3} {r['engine']:<8} {r['qd']:>3} "
+              f"{r['jobs']:>4} {r['iops_median']:>9.0f} {r['iops_min']:>8.0f} {r['iops_max']:>8.0f} "
+              f"{r['p50_us']:>7.1f} {r['p99_us']:>7.1f} {r['cpu_us_per_io']:>8.2f} {r['repeats']:>2}")
+    ratios = ratio_lines(rows)
+    print()
+    print("\n".join(ratios))
+    with open(os.path.join(folder, "summary.json"), "w") as f:
+        json.dump({"rows": rows, "ratios": ratios}, f, indent=1)
+    plot(folder, rows)
+    print(f"\nplot: {os.path.join(folder, 'iops.png')}")
+    return 1 if any(r["errors"] for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

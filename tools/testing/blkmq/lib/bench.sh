@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0
+# make bench: the stock and series bench kernels, the same fio matrix on
+# both in the same VM settings, booted alternately (A B A B ...) so that
+# drift in the host hits both alike; then medians, ranges and ratios.
+
+bench_job()
+{
+	local cpus=2 repeats=5 runtime=3 res r k
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--cpus) cpus=$2; shift 2 ;;
+		--repeats) repeats=$2; shift 2 ;;
+		--runtime) runtime=$2; shift 2 ;;
+		*) die "bench: unknown option '$1' (valid: --cpus N, --repeats N, --runtime SECONDS)" ;;
+		esac
+	done
+	is_uint "$cpus" && [ "$cpus" -le 64 ] || die "bench: --cpus must be 1..64, not '$cpus'"
+	is_uint "$repeats" && [ "$repeats" -le 50 ] || die "bench: --repeats must be 1..50, not '$repeats'"
+	is_uint "$runtime" || die "bench: --runtime must be a positive number of seconds, not '$runtime'"
+	[ "$repeats" -ge 5 ] || warn "bench: $repeats repeats is a quick look; the method asks for at least 5"
+	build stock bench || exit 1
+	build series bench || exit 1
+	res=$BLKMQ_OUT/results/bench-$(date +%Y%m%d-%H%M%S)
+	for ((r = 1; r <= repeats; r++)); do
+		for k in stock series; do
+			msg "bench: repeat $r/$repeats, $k"
+			mkdir -p "$res/$k/r$r"
+			BLKMQ_LIVE_INDENT="    " BLKMQ_REBUILD=0 vm --kernel "$k" --config bench \
+				--cpus "$cpus" --name "bench-r$r" --share "$res/$k/r$r" \
+				--timeout 3600 --script "$BLKMQ_TOOLS/guest/bench-fio.sh" "$runtime" || exit 1
+		done
+	done
+	msg "bench: results in $res"
+	python3 "$BLKMQ_TOOLS/bench-report.py" "$res"
+}

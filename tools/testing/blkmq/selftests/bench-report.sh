@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench-report.py on made-up fio JSON: medians and ranges over repeats,
+# CPU per I/O, the ratio lines, and a plot file.
+. "$(dirname "$0")/lib.sh"
+
+fio_json() # FILE IOPS USR SYS
+{
+	cat >"$1" <<J
+fio: a warning fio prints before its JSON
+{"jobs": [{"error": 0, "usr_cpu": $3, "sys_cpu": $4,
+  "read": {"iops": $2, "total_ios": $(($2 * 2)), "runtime": 2000,
+           "clat_ns": {"percentile": {"50.000000": 5000, "99.000000": 20000}}}}]}
+J
+}
+
+R=$T/bench
+for k in stock series; do
+	for r in 1 2 3; do
+		mkdir -p "$R/$k/r$r"
+		for m in bio mq; do
+			iops=$((r * 1000))
+			[ $k = series ] && [ $m = mq ] && iops=$((r * 1200))
+			fio_json "$R/$k/r$r/$m-irq1-libaio-qd32-j1.json" $iops 10 40
+		done
+	done
+done
+out=$(python3 "$BLKMQ_TOOLS/bench-report.py" "$R") || fail "bench-report failed: $out"
+line=$(grep '^series  mq' <<<"$out")
+expect "median and min-max over three repeats" grep -qE 'series +mq +1 libaio +32 +1 +2400 +1200 +3600' <<<"$line"
+# 50% of a CPU for 2 s over 2*iops I/Os: 500, 250, 167 us/IO; median 250.
+expect "CPU per I/O from usr+sys and runtime" grep -qE " 250\.00 +3$" <<<"$(grep '^stock   mq' <<<"$out")"
+expect "series/stock mq ratio" grep -q 'series mq / stock mq IOPS  libaio   QD32 jobs=1: 1.20' <<<"$out"
+expect "series mq/bio ratio" grep -q 'series mq / series bio IOPS libaio   QD32 jobs=1: 1.20' <<<"$out"
+expect "summary.json written" python3 -c "import json; json.load(open('$R/summary.json'))"
+expect "plot written" test -s "$R/iops.png"

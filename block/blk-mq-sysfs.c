@@ -119,6 +119,34 @@ static ssize_t hctx_busy_show(struct blk_mq_hw_ctx *hctx, char *page)
 	return sysfs_emit(page, "%lu\n", READ_ONCE(hctx->busy_count));
 }
 
+/*
+ * The requests the driver holds on this hardware context, one line each:
+ * tag, operation, start sector + sectors, and age.  A debugging aid for
+ * hung I/O; the requests are preallocated, so reading one that completes
+ * meanwhile gives a stale line, never a bad access.
+ */
+static ssize_t hctx_in_flight_show(struct blk_mq_hw_ctx *hctx, char *page)
+{
+	struct blk_mq_tags *tags = hctx->tags;
+	u64 now = ktime_get_ns();
+	unsigned int tag;
+	int len = 0;
+
+	for (tag = 0; tag < tags->nr_tags && len < PAGE_SIZE - 80; tag++) {
+		struct request *rq = READ_ONCE(tags->rqs[tag]);
+
+		if (!rq || READ_ONCE(rq->mq_hctx) != hctx ||
+		    blk_mq_rq_state(rq) != MQ_RQ_IN_FLIGHT)
+			continue;
+		len += sysfs_emit_at(page, len, "%u %s %llu+%u %llums\n", tag,
+				     blk_op_str(req_op(rq)), blk_rq_pos(rq),
+				     blk_rq_sectors(rq),
+				     div_u64(now - rq->start_time_ns,
+					     NSEC_PER_MSEC));
+	}
+	return len;
+}
+
 static ssize_t hctx_state_show(struct blk_mq_hw_ctx *hctx, char *page)
 {
 	return sysfs_emit(page, "%s\n",
@@ -140,6 +168,7 @@ HW_ATTR(run, "run");
 HW_ATTR(dispatched, "dispatched");
 HW_ATTR(busy, "busy");
 HW_ATTR(state, "state");
+HW_ATTR(in_flight, "in_flight");
 
 static struct attribute *blk_mq_hw_attrs[] = {
 	&hctx_attr_cpu_list.attr,
@@ -151,6 +180,7 @@ static struct attribute *blk_mq_hw_attrs[] = {
 	&hctx_attr_dispatched.attr,
 	&hctx_attr_busy.attr,
 	&hctx_attr_state.attr,
+	&hctx_attr_in_flight.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(blk_mq_hw);

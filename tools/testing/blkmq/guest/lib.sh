@@ -53,3 +53,80 @@ mode_name()
 	*) echo "mode$1" ;;
 	esac
 }
+
+# nullb_modes: the queue modes this kernel's null_blk offers.
+nullb_modes()
+{
+	local m
+	for m in 0 1 2; do
+		nullb_has_mode $m && echo $m
+	done
+}
+
+# inflight_dump: every request a driver holds, per hardware queue of each
+# multiqueue disk, as "# hung: <disk> hctx <n>: <tag> <op> <sector>+<len> <age>".
+inflight_dump()
+{
+	local f d h line
+	for f in /sys/block/*/mq/*/in_flight; do
+		[ -r "$f" ] || continue
+		d=${f#/sys/block/}
+		h=${d#*/mq/}
+		h=${h%/in_flight}
+		d=${d%%/*}
+		while read -r line; do
+			echo "# hung: $d hctx $h: $line"
+		done <"$f"
+	done
+	for f in /sys/block/*/inflight; do
+		d=${f#/sys/block/}
+		line=$(inflight "${d%%/*}")
+		[ "$line" = "0 0" ] || echo "# hung: ${d%%/*} inflight $line"
+	done
+}
+
+# inflight DISK: the disk's reads and writes in flight, as "R W".
+inflight() { awk '{ print $1 " " $2 }' /sys/block/"$1"/inflight; }
+
+# io_bound SECS CMD...: run CMD with a bound on its time.  Past the bound
+# the requests still in flight are dumped and CMD is killed; returns 124
+# then, else CMD's status.
+io_bound()
+{
+	local secs=$1 pid t=0
+	shift
+	"$@" &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		if [ $t -ge $((secs * 5)) ]; then
+			echo "# I/O did not finish in ${secs}s: $*"
+			inflight_dump
+			kill -9 $pid 2>/dev/null
+			wait $pid 2>/dev/null
+			return 124
+		fi
+		sleep 0.2
+		t=$((t + 1))
+	done
+	wait $pid
+}
+
+# fio_verify NAME DEV [FIO OPTIONS...]: a randrw fio job with crc32c
+# verify on DEV, bounded to 300 s; one KTAP result: fio's exit status and
+# its error count must both be 0.  Options given later override earlier.
+fio_verify()
+{
+	local name=$1 dev=$2 rc err
+	shift 2
+	io_bound 300 fio --name=verify --filename="$dev" --direct=1 \
+		--ioengine=libaio --rw=randrw --bs=4k --size=16M --iodepth=16 \
+		--verify=crc32c --verify_fatal=1 --do_verify=1 "$@" \
+		--group_reporting --output-format=terse --terse-version=3 \
+		>/tmp/fio.out 2>&1
+	rc=$?
+	err=$(awk -F';' '/^3;/ { e += $5; n++ } END { print n ? e : "none" }' /tmp/fio.out)
+	case "$err" in ''|*[!0-9]*) err=none ;; esac
+	ktap_result $([ $rc = 0 ] && [ "$err" = 0 ]; echo $?) "$name" \
+		"fio exit $rc, errors $err"
+	[ $rc = 0 ] || tail -n 5 /tmp/fio.out | sed 's/^/# /'
+}

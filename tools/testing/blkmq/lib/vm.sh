@@ -2,7 +2,8 @@
 # Boot a built kernel in QEMU, run one command in it, return its status.
 
 VM_USAGE="usage: blkmq vm [--kernel stock|series] [--config bench|debug] [--cpus N] [--mem MiB]
-                [--share DIR] [--timeout SECONDS] [--name NAME] [--append ARGS] [--quiet]
+                [--share DIR] [--disk FILE[,cache=none|writeback]]... [--timeout SECONDS]
+                [--name NAME] [--append ARGS] [--quiet]
                 (--script FILE [ARGS...] | -- COMMAND...)"
 
 initrd_for() # KOBJ: userspace + this kernel's modules, one file for QEMU
@@ -14,18 +15,26 @@ initrd_for() # KOBJ: userspace + this kernel's modules, one file for QEMU
 	echo "$out"
 }
 
-# qemu_boot RUN KOBJ ACCEL CPUS MEM SHARE TIMEOUT APPEND: boot, run
-# RUN/ctl/cmd, and leave the console in RUN/console.log. Returns qemu's
-# status, or 124 when it was killed at the time bound.
+# qemu_boot RUN KOBJ ACCEL CPUS MEM SHARE TIMEOUT APPEND [DISK...]: boot,
+# run RUN/ctl/cmd, and leave the console in RUN/console.log.  Each DISK,
+# FILE,cache=MODE, is a virtio-blk disk (vda, vdb, ...) with one queue per
+# vCPU.  Returns qemu's status, or 124 when it was killed at the time bound.
 qemu_boot()
 {
 	local run=$1 kobj=$2 accel=$3 cpus=$4 mem=$5 share=$6 timeout=$7 append=$8 cpu=max
 	local fs=(ctl "$run/ctl" "" tools "$BLKMQ_TOOLS" ",readonly=on" share "$share" "")
-	local args=() i
+	local args=() i d
+	shift 8
 	[ "$accel" = kvm ] && cpu=host
 	for ((i = 0; i < ${#fs[@]}; i += 3)); do
 		args+=(-fsdev "local,id=${fs[i]},path=${fs[i + 1]},security_model=none${fs[i + 2]}"
 		       -device "virtio-9p-pci,fsdev=${fs[i]},mount_tag=${fs[i]}")
+	done
+	i=0
+	for d in "$@"; do
+		args+=(-drive "file=${d%%,*},if=none,id=vd$i,format=raw,discard=unmap,aio=threads,${d#*,}"
+		       -device "virtio-blk-pci,drive=vd$i,num-queues=$cpus")
+		i=$((i + 1))
 	done
 	# TCG's max CPU offers 5-level paging, and a KASAN kernel taking an
 	# interrupt in early boot with LA57 on reports a wild access. Keep the
@@ -83,6 +92,7 @@ vm()
 {
 	local kernel=series config=bench cpus=2 mem=2048 share="" timeout=600 name=run
 	local append="" quiet=0 script="" cmd=() run kobj accel rc tailpid start
+	local disks=() d
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernel) kernel=$2; shift 2 ;;
@@ -90,6 +100,7 @@ vm()
 		--cpus) cpus=$2; shift 2 ;;
 		--mem) mem=$2; shift 2 ;;
 		--share) share=$2; shift 2 ;;
+		--disk) disks+=("$2"); shift 2 ;;
 		--timeout) timeout=$2; shift 2 ;;
 		--name) name=$2; shift 2 ;;
 		--append) append=$2; shift 2 ;;
@@ -108,6 +119,13 @@ vm()
 	[[ $name =~ ^[A-Za-z0-9._-]+$ ]] || die "vm: --name takes letters, digits, '.', '_' and '-', not '$name'"
 	[ -z "${BLKMQ_ACCEL:-}" ] || one_of BLKMQ_ACCEL "$BLKMQ_ACCEL" kvm tcg
 	[ -z "$share" ] || [ -d "$share" ] || die "vm: share folder '$share' is not there"
+	for d in ${disks[@]+"${disks[@]}"}; do
+		[[ $d == *,* ]] || d="$d,cache=writeback"
+		[ -f "${d%%,*}" ] && [ -w "${d%%,*}" ] ||
+			die "vm: --disk '${d%%,*}' is not a writable file (make one: truncate -s 256M FILE)"
+		[[ ${d#*,} =~ ^cache=(none|writeback)$ ]] ||
+			die "vm: --disk takes FILE[,cache=none|writeback], not '$d'"
+	done
 	if [ -n "$script" ]; then
 		[ -f "$script" ] || die "vm: script '$script' is not there"
 	elif [ ${#cmd[@]} -eq 0 ]; then
@@ -152,7 +170,11 @@ vm()
 		tailpid=$!
 	fi
 	start=$(date +%s)
-	qemu_boot "$run" "$kobj" "$accel" "$cpus" "$mem" "$share" "$timeout" "$append"
+	for ((d = 0; d < ${#disks[@]}; d++)); do
+		[[ ${disks[d]} == *,* ]] || disks[d]="${disks[d]},cache=writeback"
+	done
+	qemu_boot "$run" "$kobj" "$accel" "$cpus" "$mem" "$share" "$timeout" "$append" \
+		${disks[@]+"${disks[@]}"}
 	rc=$?
 	sleep 0.5
 	if [ -n "${tailpid:-}" ]; then

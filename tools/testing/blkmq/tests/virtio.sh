@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+# virtio-blk, the base's driver unchanged, on whichever engine this kernel
+# has.  The host gives two disks backed by files, one queue per vCPU:
+# vda with cache=none, vdb with cache=writeback (see CHECK_SUITES).
+# Per disk: the queue layout, fio verify, a flush-heavy job and the
+# flushes it makes, O_SYNC writes (REQ_FUA) and theirs; discard; then loop on a file, and the data written for the
+# reboot check (virtio-reboot.sh verifies it in the next boot).
+. /blkmq/guest/lib.sh
+
+ktap_header 15
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+
+# diskstat DISK FIELD: as in robust.sh (5 writes, 12 discards, 16 flushes).
+diskstat()
+{
+	awk -v d="$1" -v f="$2" '$3 == d { print $(3 + f) }' /proc/diskstats
+}
+
+for d in vda vdb; do
+	if [ ! -b /dev/$d ]; then
+		for i in 1 2 3 4 5 6; do ktap_result 1 "$d: disk present" "no /dev/$d"; done
+		continue
+	fi
+	diag "$d: $(cat /sys/block/$d/size) sectors, write_cache" \
+		"'$(cat /sys/block/$d/queue/write_cache)'," \
+		"discard_max_bytes $(cat /sys/block/$d/queue/discard_max_bytes)"
+
+	n=$(ls -d /sys/block/$d/mq/* 2>/dev/null | wc -l)
+	ktap_result $([ "$n" = "$ncpu" ]; echo $?) \
+		"$d: one hardware queue per vCPU" "$n queues, $ncpu vCPUs"
+
+	fio_verify "$d: fio randrw verify, 2 jobs, 4k-64k" /dev/$d \
+		--numjobs=2 --size=32M --offset_increment=32M --bsrange=4k-64k
+
+	fio_verify "$d: write+fsync each block, verify" /dev/$d \
+		--rw=write --size=1M --offset=64M --iodepth=1 --fsync=1
+
+	# Each fsync of the raw disk is one flush request to the device.
+	f0=$(diskstat $d 16)
+	i=0
+	while [ $i -lt 64 ]; do
+		dd if=/dev/zero of=/dev/$d bs=4k count=1 seek=$((17000 + i)) \
+			oflag=direct conv=fsync 2>/dev/null || break
+		i=$((i + 1))
+	done
+	f1=$(diskstat $d 16)
+	ktap_result $([ $i = 64 ] && [ $((f1 - f0)) = 64 ]; echo $?) \
+		"$d: 64 write+fsync pairs reach the device as 64 flushes" \
+		"$i writes, flushes +$((f1 - f0))"
+
+	# O_SYNC direct writes: REQ_FUA, which virtio emulates with a flush.
+	f0=$(diskstat $d 16)
+	fio_verify "$d: O_SYNC writes, verify" /dev/$d \
+		--rw=write --size=512k --offset=72M --iodepth=1 --sync=1
+	f1=$(diskstat $d 16)
+	ktap_result $([ $((f1 - f0)) = 128 ]; echo $?) \
+		"$d: 128 O_SYNC writes, FUA without FUA support, make 128 flushes" \
+		"flushes +$((f1 - f0))"
+done
+
+# Discard, where the device offers it.
+if [ "$(cat /sys/block/vdb/queue/discard_max_bytes 2>/dev/null)" -gt 0 ] 2>/dev/null; then
+	c0=$(diskstat vdb 12)
+	blkdiscard -o $((80 << 20)) -l $((8 << 20)) /dev/vdb 2>/tmp/discard.err
+	rc=$?
+	c1=$(diskstat vdb 12)
+	ktap_result $([ $rc = 0 ] && [ $((c1 - c0)) -ge 1 ]; echo $?) \
+		"vdb: discard of 8 MiB completes" "exit $rc, discards +$((c1 - c0)) $(cat /tmp/discard.err)"
+else
+	ktap_skip "vdb: discard" "the device offers no discard"
+fi
+
+# loop, another base driver, on a file in tmpfs.
+if modprobe loop 2>/dev/null || [ -e /dev/loop-control ] || [ -b /dev/loop0 ]; then
+	head -c $((64 << 20)) /dev/zero >/tmp/loop.img
+	dev=$(losetup -f)
+	losetup "$dev" /tmp/loop.img
+	fio_verify "loop: fio randrw verify on $dev" "$dev" \
+		--numjobs=2 --size=16M --offset_increment=16M --direct=0
+	losetup -d "$dev"
+else
+	ktap_result 1 "loop: fio randrw verify" "no loop driver in this kernel"
+fi
+
+# For virtio-reboot.sh: data that must survive the power-off, flushed
+# by fio at the end (--end_fsync) as a careful writer would.
+io_bound 300 fio --name=persist --filename=/dev/vdb --direct=1 \
+	--ioengine=libaio --rw=write --bs=64k --offset=128M --size=32M \
+	--verify=crc32c --do_verify=0 --end_fsync=1 \
+	--output-format=terse --terse-version=3 >/tmp/fio.out 2>&1
+rc=$?
+ktap_result $rc "vdb: 32 MiB written and flushed for the reboot check" "fio exit $rc"
+
+ktap_done

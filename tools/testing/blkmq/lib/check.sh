@@ -21,14 +21,20 @@ check_result() # STATUS NAME [DETAIL]
 	fi
 }
 
-# The guest suites: kernel, config, vCPUs, script under tests/.
+# The guest suites: kernel, config, vCPUs, script under tests/, and any
+# more options for blkmq vm; @DISKS@ is the folder of the virtio disk
+# files, made afresh for each check (virtio-reboot.sh boots again on what
+# virtio.sh left there).
 CHECK_SUITES="
 stock  bench 2 smoke.sh
 series bench 2 smoke.sh
 series debug 2 nullb-params.sh
 series debug 2 nullb-data.sh
 series debug 2 nullb-faults.sh
+series debug 2 robust.sh
 series debug 2 kunit.sh
+series debug 2 virtio.sh --disk @DISKS@/vda.img,cache=none --disk @DISKS@/vdb.img,cache=writeback
+series debug 2 virtio-reboot.sh --disk @DISKS@/vda.img,cache=none --disk @DISKS@/vdb.img,cache=writeback
 "
 
 check_selftests()
@@ -81,17 +87,67 @@ check_runner()
 	check_result $? "runner $kc: a kernel report in the console fails the run" "exit $rc"
 }
 
-# check_suite KERNEL CONFIG CPUS SCRIPT: one boot; each KTAP result of
-# the guest script counts, and a boot that fails outright counts once.
+# Global blk_mq_* symbols that the series leaves in base files it keeps:
+# blk-flush.c's flush sequencer and blk-merge.c's merge helper serve the
+# engine through the 6.1 names drivers and the engine call them by.
+CHECK_BASE_BLK_MQ_SYMS="blk_mq_hctx_set_fq_lock_class blk_mq_sched_try_merge"
+
+# check_ours KERNEL CONFIG: the built series kernel is made of our engine,
+# not the base's.  The base's engine and scheduler sources are gone from
+# the tree, our files are there as written, no object in block/ comes from
+# a removed source, and every blk_mq_* symbol in vmlinux is defined by an
+# object built from one of our files.
+check_ours()
+{
+	local src obj f o bad="" syms ours missing
+	src=$(src_dir "$1")
+	obj=$(obj_dir "$1" "$2")
+
+	while read -r f; do
+		case $f in "#"*|"") continue ;; esac
+		[ -e "$src/$f" ] && bad="$bad $f"
+	done <"$BLKMQ_REPO/patches/removed"
+	check_result $([ -z "$bad" ]; echo $?) "ours $1-$2: removed base sources are not in the tree" "${bad:+present:$bad}"
+
+	bad=""
+	while read -r f; do
+		cmp -s "$BLKMQ_REPO/$f" "$src/$f" || bad="$bad $f"
+	done < <(overlay_files "$BLKMQ_REPO" "$(base_dir)" | grep -E '^(block|include|drivers)/')
+	check_result $([ -z "$bad" ]; echo $?) "ours $1-$2: our files are in the tree as written" "${bad:+differ:$bad}"
+
+	# Objects linked into vmlinux from block/, and which of them are ours.
+	bad="" ours=""
+	for o in $(ar t "$obj/block/built-in.a"); do
+		f=${o#"$obj"/}
+		f=${f%.o}.c
+		grep -qxF "$f" "$BLKMQ_REPO/patches/removed" && bad="$bad $f"
+		[ -f "$BLKMQ_REPO/$f" ] && ours="$ours $o"
+	done
+	check_result $([ -z "$bad" ]; echo $?) "ours $1-$2: no removed source is linked into vmlinux" "${bad:+linked:$bad}"
+
+	syms=$(nm --defined-only "$obj/vmlinux" | awk '$2 ~ /[A-Z]/ && $3 ~ /^_*blk_mq_/ { print $3 }' | sort -u)
+	missing=$(comm -23 <(echo "$syms") <( (for o in $ours; do
+		nm --defined-only "$o"
+	done; echo "$CHECK_BASE_BLK_MQ_SYMS" | tr ' ' '\n' | sed 's/^/0 T /') |
+		awk '$3 ~ /^_*blk_mq_/ { print $3 }' | sort -u))
+	check_result $([ -n "$syms" ] && [ -z "$missing" ]; echo $?) \
+		"ours $1-$2: all $(echo "$syms" | grep -c .) blk_mq_* symbols in vmlinux come from our objects" \
+		"${missing:+not ours: $(echo $missing | cut -c1-300)}"
+}
+
+# check_suite KERNEL CONFIG CPUS SCRIPT [VM OPTIONS...]: one boot; each
+# KTAP result of the guest script counts, and a boot that fails outright
+# counts once.
 check_suite()
 {
 	local kernel=$1 config=$2 cpus=$3 script=$4 name rc out line n=0
+	shift 4
 	name=$kernel-$config/$(basename "$script" .sh)
 	msg "suite $name: booting"
 	# The guest's own KTAP shows live, indented as a KTAP subtest.
 	BLKMQ_LIVE_INDENT="    " BLKMQ_REBUILD=0 vm --kernel "$kernel" --config "$config" --cpus "$cpus" \
 		--name "$(basename "$script" .sh)" --timeout "${BLKMQ_SUITE_TIMEOUT:-900}" \
-		--script "$BLKMQ_TOOLS/tests/$script"
+		"$@" --script "$BLKMQ_TOOLS/tests/$script"
 	rc=$?
 	out=$VM_RUN/ctl/output
 	while read -r line; do
@@ -111,7 +167,7 @@ check_suite()
 
 check()
 {
-	local start k c n s kc built=" "
+	local start k c n s more kc disks built=" "
 	[ $# -eq 0 ] || die "check takes no arguments"
 	start=$(date +%s)
 	echo "KTAP version 1"
@@ -130,19 +186,28 @@ check()
 		fi
 	done
 
+	for kc in series-bench series-debug; do
+		[[ $built == *" $kc "* ]] && check_ours "${kc%-*}" "${kc#*-}"
+	done
+
 	if [[ $built == *" stock-bench "* ]]; then
 		check_runner stock bench
 	else
 		check_result 1 "runner stock-bench" "kernel did not build"
 	fi
 
-	while read -r k c n s; do
+	disks=$BLKMQ_OUT/check/disks
+	rm -rf "$disks"
+	mkdir -p "$disks"
+	truncate -s 256M "$disks/vda.img" "$disks/vdb.img"
+	while read -r k c n s more; do
 		[ -n "$k" ] || continue
 		if [[ $built != *" $k-$c "* ]]; then
 			check_result 1 "$k-$c/${s%.sh}" "kernel did not build"
 			continue
 		fi
-		check_suite "$k" "$c" "$n" "$s"
+		# shellcheck disable=SC2086 # options are words
+		check_suite "$k" "$c" "$n" "$s" ${more//@DISKS@/$disks}
 	done <<<"$CHECK_SUITES"
 
 	msg "check finished in $(elapsed "$start")"

@@ -50,6 +50,37 @@ void blk_mq_map_queues(struct blk_mq_queue_map *qmap)
 EXPORT_SYMBOL_GPL(blk_mq_map_queues);
 
 /**
+ * blk_mq_map_queues_by_affinity - map CPUs to the queue whose interrupt they get
+ * @qmap: the map
+ * @affinity: the CPUs interrupt vector @vec of @dev goes to, or NULL if unknown
+ * @dev: the device, passed to @affinity
+ * @first_vec: vector of the map's first queue
+ *
+ * For drivers whose queues each have an interrupt spread over the CPUs
+ * (PCI MSI-X, virtqueues, RDMA completion vectors): a CPU submits to the
+ * queue that completes on it.  If any queue's affinity is unknown, the
+ * default spreading of blk_mq_map_queues() is used for the whole map.
+ */
+void blk_mq_map_queues_by_affinity(struct blk_mq_queue_map *qmap,
+				   blk_mq_affinity_fn *affinity, void *dev,
+				   int first_vec)
+{
+	unsigned int hwq, cpu;
+
+	for (hwq = 0; hwq < qmap->nr_queues; hwq++) {
+		const struct cpumask *mask = affinity(dev, first_vec + hwq);
+
+		if (unlikely(!mask)) {
+			/* overwrites whatever the loop mapped so far */
+			blk_mq_map_queues(qmap);
+			return;
+		}
+		for_each_cpu(cpu, mask)
+			qmap->mq_map[cpu] = qmap->queue_offset + hwq;
+	}
+}
+
+/**
  * blk_mq_hw_queue_to_node - the NUMA node of a hardware queue
  * @qmap: the map
  * @index: the hardware queue

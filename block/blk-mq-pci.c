@@ -2,14 +2,17 @@
 /*
  * CPU to hardware queue mapping from PCI MSI(-X) vector affinity.
  */
-#include <linux/kobject.h>
-#include <linux/blkdev.h>
 #include <linux/blk-mq.h>
 #include <linux/blk-mq-pci.h>
 #include <linux/pci.h>
 #include <linux/module.h>
 
 #include "blk-mq.h"
+
+static const struct cpumask *blk_mq_pci_affinity(void *dev, int vec)
+{
+	return pci_irq_get_affinity(dev, vec);
+}
 
 /**
  * blk_mq_pci_map_queues - map CPUs to the queue whose vector they get
@@ -23,19 +26,6 @@
 void blk_mq_pci_map_queues(struct blk_mq_queue_map *qmap, struct pci_dev *pdev,
 			   int offset)
 {
-	unsigned int hwq, cpu;
-
-	for (hwq = 0; hwq < qmap->nr_queues; hwq++) {
-		const struct cpumask *aff = pci_irq_get_affinity(pdev,
-								 offset + hwq);
-
-		if (unlikely(!aff)) {
-			/* no affinity information: spread evenly instead */
-			blk_mq_map_queues(qmap);
-			return;
-		}
-		for_each_cpu(cpu, aff)
-			qmap->mq_map[cpu] = hwq + qmap->queue_offset;
-	}
+	blk_mq_map_queues_by_affinity(qmap, blk_mq_pci_affinity, pdev, offset);
 }
 EXPORT_SYMBOL_GPL(blk_mq_pci_map_queues);

@@ -80,6 +80,10 @@ void blk_mq_free_hctx(struct blk_mq_hw_ctx *hctx);
 
 /* CPU map (blk-mq-cpumap.c) */
 int blk_mq_hw_queue_to_node(struct blk_mq_queue_map *qmap, unsigned int index);
+typedef const struct cpumask *(blk_mq_affinity_fn)(void *dev, int vec);
+void blk_mq_map_queues_by_affinity(struct blk_mq_queue_map *qmap,
+				   blk_mq_affinity_fn *affinity, void *dev,
+				   int first_vec);
 
 /**
  * blk_mq_map_queue() - the hardware context a request goes to

@@ -1650,6 +1650,39 @@ void blk_mq_tagset_busy_iter(struct blk_mq_tag_set *set,
 }
 EXPORT_SYMBOL(blk_mq_tagset_busy_iter);
 
+static bool blk_mq_rq_completing(struct request *rq, void *data)
+{
+	bool *completing = data;
+
+	if (blk_mq_rq_state(rq) != MQ_RQ_COMPLETE)
+		return true;
+	*completing = true;
+	return false;
+}
+
+/**
+ * blk_mq_tagset_wait_completed_request - wait for completions under way
+ * @tagset: the tag set
+ *
+ * A driver that ends its requests itself, e.g. from
+ * blk_mq_tagset_busy_iter() when the controller is gone, may find their
+ * completion still running on another CPU.  Sleep until no request of
+ * @tagset is between blk_mq_complete_request() and its end.
+ */
+void blk_mq_tagset_wait_completed_request(struct blk_mq_tag_set *tagset)
+{
+	bool completing;
+
+	do {
+		completing = false;
+		blk_mq_tagset_busy_iter(tagset, blk_mq_rq_completing,
+					&completing);
+		if (completing)
+			msleep(5);
+	} while (completing);
+}
+EXPORT_SYMBOL(blk_mq_tagset_wait_completed_request);
+
 /* ---------------------------------------------------------------------
  * Freezing and quiescing
  */
@@ -1789,6 +1822,7 @@ void blk_mq_wait_quiesce_done(struct request_queue *q)
 		wait_var_event(&hctx->nr_dispatching,
 			       !atomic_read(&hctx->nr_dispatching));
 }
+EXPORT_SYMBOL_GPL(blk_mq_wait_quiesce_done);
 
 /**
  * blk_mq_quiesce_queue - stop dispatching and wait until ->queue_rq() is idle

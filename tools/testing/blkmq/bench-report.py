@@ -4,7 +4,7 @@
 
 usage: bench-report.py DIR
 DIR/<kernel>/r<N>/<mode>-irq<I>-<engine>-qd<Q>-j<J>.json, as the guest wrote
-them. Writes DIR/summary.json, DIR/iops.dat and DIR/iops.png (gnuplot) and
+them, and DIR/tags/tag-bench.txt from guest/tag-bench.sh. Writes DIR/summary.json, DIR/iops.dat and DIR/iops.png (gnuplot) and
 prints a table and the targets of the benchmark as measured ratios.
 """
 import glob
@@ -97,6 +97,32 @@ def ratio_lines(rows):
     return out
 
 
+TAGLINE = re.compile(r"^(?P<impl>\S+)\s+threads=(?P<threads>\d+) depth=(?P<depth>\d+) "
+                     r"hold=(?P<hold>\d+) msecs=\d+ ops=\d+ empty=(?P<empty>\d+) kops/s=(?P<kops>\d+)")
+
+
+def tag_table(folder):
+    """Median kops/s of blk_mq_tag and sbitmap per shape, and their ratio."""
+    runs = {}
+    try:
+        with open(os.path.join(folder, "tags", "tag-bench.txt")) as f:
+            for line in f:
+                m = TAGLINE.match(line)
+                if m:
+                    key = (int(m["depth"]), int(m["hold"]), int(m["threads"]))
+                    runs.setdefault(key, {}).setdefault(m["impl"], []).append(int(m["kops"]))
+    except FileNotFoundError:
+        return []
+    out = [f"{'depth':>5} {'hold':>4} {'threads':>7} {'blk_mq_tag kops/s':>17} "
+           f"{'sbitmap kops/s':>14} {'ratio':>5}"]
+    for (depth, hold, threads), impls in sorted(runs.items()):
+        ours = statistics.median(impls.get("blk_mq_tag", [0]))
+        sbm = statistics.median(impls.get("sbitmap", [0]))
+        ratio = f"{ours / sbm:.2f}" if sbm else "-"
+        out.append(f"{depth:>5} {hold:>4} {threads:>7} {ours:>17.0f} {sbm:>14.0f} {ratio:>5}")
+    return out
+
+
 def plot(folder, rows):
     dat = os.path.join(folder, "iops.dat")
     series = []
@@ -146,8 +172,12 @@ def main():
     ratios = ratio_lines(rows)
     print()
     print("\n".join(ratios))
+    tags = tag_table(folder)
+    if tags:
+        print("\ntag allocator, alloc+free pairs (median of repeats):")
+        print("\n".join(tags))
     with open(os.path.join(folder, "summary.json"), "w") as f:
-        json.dump({"rows": rows, "ratios": ratios}, f, indent=1)
+        json.dump({"rows": rows, "ratios": ratios, "tags": tags}, f, indent=1)
     plot(folder, rows)
     print(f"\nplot: {os.path.join(folder, 'iops.png')}")
     return 1 if any(r["errors"] for r in rows) else 0

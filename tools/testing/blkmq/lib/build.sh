@@ -1,14 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # Configure and build a kernel out of tree with kbuild (make O=...).
 
-# config_fragments CONFIG: the fragment files, in merge order.
+# config_fragments KERNEL CONFIG: the fragment files, in merge order; the
+# series kernel adds series.config, options only the series has.
 config_fragments()
 {
-	case $1 in
-	bench) echo "$BLKMQ_TOOLS/configs/bench.config" ;;
-	debug) echo "$BLKMQ_TOOLS/configs/bench.config $BLKMQ_TOOLS/configs/debug.config" ;;
-	*) one_of config "$1" $CONFIGS ;;
+	local c=$BLKMQ_TOOLS/configs
+	case $2 in
+	bench) echo -n "$c/bench.config" ;;
+	debug) echo -n "$c/bench.config $c/debug.config" ;;
+	lockstat) echo -n "$c/bench.config $c/lockstat.config" ;;
+	*) one_of config "$2" $CONFIGS ;;
 	esac
+	[ "$1" = series ] && echo -n " $c/series.config"
+	echo
 }
 
 src_dir()
@@ -54,7 +59,7 @@ check_config()
 configure()
 {
 	local frags stamp
-	frags=$(config_fragments "$2")
+	frags=$(config_fragments "$1" "$2")
 	stamp=$( (base_version; cat $frags) | sha1sum | cut -c1-16)
 	if [ -f "$KOBJ/.config" ] && [ "$(cat "$KOBJ/.blkmq-config" 2>/dev/null)" = "$stamp" ]; then
 		return 0
@@ -106,7 +111,7 @@ build()
 	# kbuild re-syncs .config when a series patch changes a Kconfig file:
 	# what the fragments ask for must still be there.
 	# shellcheck disable=SC2046
-	check_config "$KOBJ" $(config_fragments "$config")
+	check_config "$KOBJ" $(config_fragments "$kernel" "$config")
 	rm -rf "$KOBJ/modroot"
 	kmake -s INSTALL_MOD_PATH="$KOBJ/modroot" INSTALL_MOD_STRIP=1 modules_install \
 		>"$KOBJ/modules_install.log" 2>&1 || { report_build_error "$KOBJ/modules_install.log"; return 1; }

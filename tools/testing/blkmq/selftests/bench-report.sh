@@ -24,6 +24,11 @@ for k in stock series; do
 		done
 	done
 done
+mkdir -p "$R/tags"
+for r in 1 2 3; do
+	echo "blk_mq_tag threads=2 depth=128 hold=1 msecs=1000 ops=1 empty=0 kops/s=$((r * 300))"
+	echo "sbitmap    threads=2 depth=128 hold=1 msecs=1000 ops=1 empty=0 kops/s=$((r * 200))"
+done >"$R/tags/tag-bench.txt"
 out=$(python3 "$BLKMQ_TOOLS/bench-report.py" "$R") || fail "bench-report failed: $out"
 line=$(grep '^series  mq' <<<"$out")
 expect "median and min-max over three repeats" grep -qE 'series +mq +1 libaio +32 +1 +2400 +1200 +3600' <<<"$line"
@@ -31,5 +36,6 @@ expect "median and min-max over three repeats" grep -qE 'series +mq +1 libaio +3
 expect "CPU per I/O from usr+sys and runtime" grep -qE " 250\.00 +3$" <<<"$(grep '^stock   mq' <<<"$out")"
 expect "series/stock mq ratio" grep -q 'series mq / stock mq IOPS  libaio   QD32 jobs=1: 1.20' <<<"$out"
 expect "series mq/bio ratio" grep -q 'series mq / series bio IOPS libaio   QD32 jobs=1: 1.20' <<<"$out"
+expect "tag bench: medians and ratio" grep -qE '^ +128 +1 +2 +600 +400 +1.50$' <<<"$out"
 expect "summary.json written" python3 -c "import json; json.load(open('$R/summary.json'))"
 expect "plot written" test -s "$R/iops.png"

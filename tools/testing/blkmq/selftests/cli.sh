@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 B=$BLKMQ_TOOLS/blkmq
 
-expect_error "unknown command" "unknown command 'frob' \(valid: setup assemble build vm main bench check\)" "$B" frob
+expect_error "unknown command" "unknown command 'frob' \(valid: setup assemble build vm main bench check series check-bisect\)" "$B" frob
 expect_error "unknown kernel" "unknown kernel 'nosuch' \(valid: stock series\)" "$B" build nosuch bench
 expect_error "unknown config" "unknown config 'fast' \(valid: bench debug\)" "$B" build series fast
 expect_error "build arity" "usage: blkmq build KERNEL CONFIG" "$B" build series

@@ -48,3 +48,13 @@ BENCH_RUNTIME ?= 3
 .PHONY: bench
 bench:
 	@$(BLKMQ) bench --cpus $(CPUS) --repeats $(REPEATS) --runtime $(BENCH_RUNTIME)
+
+# make series: the repo as a git format-patch series (out/series/).
+# make check-bisect: build each exported patch in turn (bench config);
+#                    BISECT_MAX=N stops after the first N patches.
+.PHONY: series check-bisect
+series:
+	@$(BLKMQ) series
+
+check-bisect:
+	@$(BLKMQ) check-bisect $(if $(BISECT_MAX),--max $(BISECT_MAX))

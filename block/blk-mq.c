@@ -215,7 +215,8 @@ void blk_rq_init(struct request_queue *q, struct request *rq)
 	/* Everything starts zeroed; only the non-zero defaults follow. */
 	memset(rq, 0, sizeof(*rq));
 	rq->q = q;
-	rq->tag = rq->internal_tag = BLK_MQ_NO_TAG;
+	rq->tag = BLK_MQ_NO_TAG;
+	rq->internal_tag = BLK_MQ_NO_TAG;
 	rq->__sector = (sector_t)-1;
 	rq->start_time_ns = ktime_get_ns();
 	INIT_LIST_HEAD(&rq->queuelist);
@@ -1590,7 +1591,8 @@ void blk_steal_bios(struct bio_list *list, struct request *rq)
 	/* append the request's chain as a whole to @list */
 	*(list->tail ? &list->tail->bi_next : &list->head) = first;
 	list->tail = rq->biotail;
-	rq->bio = rq->biotail = NULL;
+	rq->bio = NULL;
+	rq->biotail = NULL;
 }
 EXPORT_SYMBOL_GPL(blk_steal_bios);
 

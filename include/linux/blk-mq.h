@@ -426,7 +426,7 @@ struct blk_mq_tag_set {
 	struct blk_mq_tags	*shared_tags;
 	struct blk_mq_tags	**tags;
 	struct list_head	tag_list;
-	struct mutex		tag_list_lock;
+	struct mutex		tag_list_lock;	/* protects tag_list */
 };
 
 /**
@@ -556,21 +556,22 @@ enum {
 
 /* Tag sets */
 int blk_mq_alloc_sq_tag_set(struct blk_mq_tag_set *set,
-		const struct blk_mq_ops *ops, unsigned int queue_depth,
-		unsigned int set_flags);
+			    const struct blk_mq_ops *ops,
+			    unsigned int queue_depth, unsigned int set_flags);
 int blk_mq_alloc_tag_set(struct blk_mq_tag_set *set);
 void blk_mq_free_tag_set(struct blk_mq_tag_set *set);
 
 /* Queues and disks */
 struct request_queue *blk_mq_init_queue(struct blk_mq_tag_set *set);
 int blk_mq_init_allocated_queue(struct blk_mq_tag_set *set,
-		struct request_queue *q);
+				struct request_queue *q);
 void blk_mq_destroy_queue(struct request_queue *q);
 bool blk_mq_queue_inflight(struct request_queue *q);
 struct gendisk *blk_mq_alloc_disk_for_queue(struct request_queue *q,
-		struct lock_class_key *lkclass);
+					    struct lock_class_key *lkclass);
 struct gendisk *__blk_mq_alloc_disk(struct blk_mq_tag_set *set,
-		void *queuedata, struct lock_class_key *lkclass);
+				    void *queuedata,
+				    struct lock_class_key *lkclass);
 /* each call site gets its own lockdep class for the disk */
 #define blk_mq_alloc_disk(set, queuedata)				\
 ({									\
@@ -582,16 +583,20 @@ void blk_mq_free_request(struct request *rq);
 
 /* Flags of blk_mq_alloc_request*(). */
 enum {
-	BLK_MQ_REQ_NOWAIT	= (__force blk_mq_req_flags_t)(1 << 0), /* fail, don't wait for a tag */
-	BLK_MQ_REQ_RESERVED	= (__force blk_mq_req_flags_t)(1 << 1), /* take a reserved tag */
-	BLK_MQ_REQ_PM		= (__force blk_mq_req_flags_t)(1 << 2), /* runtime PM: mark RQF_PM */
+	/* fail, don't wait for a tag */
+	BLK_MQ_REQ_NOWAIT	= (__force blk_mq_req_flags_t)(1 << 0),
+	/* take a reserved tag */
+	BLK_MQ_REQ_RESERVED	= (__force blk_mq_req_flags_t)(1 << 1),
+	/* runtime PM: mark RQF_PM */
+	BLK_MQ_REQ_PM		= (__force blk_mq_req_flags_t)(1 << 2),
 };
 
 struct request *blk_mq_alloc_request_hctx(struct request_queue *q,
-		blk_opf_t opf, blk_mq_req_flags_t flags,
-		unsigned int hctx_idx);
+					  blk_opf_t opf,
+					  blk_mq_req_flags_t flags,
+					  unsigned int hctx_idx);
 struct request *blk_mq_alloc_request(struct request_queue *q, blk_opf_t opf,
-		blk_mq_req_flags_t flags);
+				     blk_mq_req_flags_t flags);
 
 /*
  * A tag map is a bitmap split into words that each sit on their own cache
@@ -782,13 +787,13 @@ void blk_mq_unquiesce_queue(struct request_queue *q);
 void blk_mq_freeze_queue(struct request_queue *q);
 void blk_freeze_queue_start(struct request_queue *q);
 int blk_mq_freeze_queue_wait_timeout(struct request_queue *q,
-		unsigned long timeout);
+				     unsigned long timeout);
 void blk_mq_freeze_queue_wait(struct request_queue *q);
 void blk_mq_unfreeze_queue(struct request_queue *q);
 
 /* Iterating, mapping, resizing */
 void blk_mq_tagset_busy_iter(struct blk_mq_tag_set *tagset,
-		busy_tag_iter_fn *fn, void *priv);
+			     busy_tag_iter_fn *fn, void *priv);
 void blk_mq_tagset_wait_completed_request(struct blk_mq_tag_set *tagset);
 void blk_mq_map_queues(struct blk_mq_queue_map *qmap);
 void blk_mq_update_nr_hw_queues(struct blk_mq_tag_set *set, int nr_hw_queues);
@@ -844,7 +849,8 @@ static inline void blk_mq_cleanup_rq(struct request *rq)
 static inline void blk_rq_bio_prep(struct request *rq, struct bio *bio,
 				   unsigned int nr_segs)
 {
-	rq->bio = rq->biotail = bio;
+	rq->bio = bio;
+	rq->biotail = bio;
 	rq->__data_len = bio->bi_iter.bi_size;
 	rq->nr_phys_segments = nr_segs;
 	rq->ioprio = bio_prio(bio);
@@ -860,7 +866,7 @@ static inline bool rq_is_sync(struct request *rq)
 
 void blk_rq_init(struct request_queue *q, struct request *rq);
 void blk_mq_hctx_set_fq_lock_class(struct blk_mq_hw_ctx *hctx,
-		struct lock_class_key *key);
+				   struct lock_class_key *key);
 
 /* Pages supplied by the caller of blk_rq_map_user*() (e.g. sg). */
 struct rq_map_data {
@@ -874,16 +880,16 @@ struct rq_map_data {
 
 /* Passthrough: attach user or kernel buffers, then execute. */
 int blk_rq_map_kern(struct request_queue *q, struct request *rq, void *kbuf,
-		unsigned int len, gfp_t gfp_mask);
+		    unsigned int len, gfp_t gfp_mask);
 int blk_rq_map_user(struct request_queue *q, struct request *rq,
-		struct rq_map_data *map_data, void __user *ubuf,
-		unsigned long len, gfp_t gfp_mask);
+		    struct rq_map_data *map_data, void __user *ubuf,
+		    unsigned long len, gfp_t gfp_mask);
 int blk_rq_map_user_iov(struct request_queue *q, struct request *rq,
-		struct rq_map_data *map_data, const struct iov_iter *iter,
-		gfp_t gfp_mask);
+			struct rq_map_data *map_data,
+			const struct iov_iter *iter, gfp_t gfp_mask);
 int blk_rq_map_user_io(struct request *req, struct rq_map_data *map_data,
-		void __user *ubuf, unsigned long buf_len, gfp_t gfp_mask,
-		bool vec, int iov_count, bool check_iter_count, int rw);
+		       void __user *ubuf, unsigned long buf_len, gfp_t gfp_mask,
+		       bool vec, int iov_count, bool check_iter_count, int rw);
 int blk_rq_unmap_user(struct bio *bio);
 int blk_rq_append_bio(struct request *rq, struct bio *bio);
 blk_status_t blk_execute_rq(struct request *rq, bool at_head);
@@ -901,17 +907,19 @@ struct req_iterator {
 
 /* single-page segments of every bio */
 #define rq_for_each_segment(bvl, _rq, _iter)				\
-	__rq_for_each_bio((_iter).bio, (_rq))				\
+	for ((_iter).bio = (_rq)->bio; (_iter).bio;			\
+	     (_iter).bio = (_iter).bio->bi_next)			\
 		bio_for_each_segment((bvl), (_iter).bio, (_iter).iter)
 
 /* multi-page bvecs of every bio */
 #define rq_for_each_bvec(bvl, _rq, _iter)				\
-	__rq_for_each_bio((_iter).bio, (_rq))				\
+	for ((_iter).bio = (_rq)->bio; (_iter).bio;			\
+	     (_iter).bio = (_iter).bio->bi_next)			\
 		bio_for_each_bvec((bvl), (_iter).bio, (_iter).iter)
 
 /* @bvec is the request's final one */
 #define rq_iter_last(bvec, _iter)					\
-	((_iter).bio->bi_next == NULL &&				\
+	(!(_iter).bio->bi_next &&					\
 	 bio_iter_last((bvec), (_iter).iter))
 
 /*
@@ -1014,7 +1022,7 @@ void blk_dump_rq_flags(struct request *rq, char *msg);
 
 /* Fill @sglist from @rq; returns the number of entries used. */
 int __blk_rq_map_sg(struct request_queue *q, struct request *rq,
-		struct scatterlist *sglist, struct scatterlist **last_sg);
+		    struct scatterlist *sglist, struct scatterlist **last_sg);
 
 static inline int blk_rq_map_sg(struct request_queue *q, struct request *rq,
 				struct scatterlist *sglist)
@@ -1035,14 +1043,17 @@ static inline bool blk_req_needs_zone_write_lock(struct request *rq)
 {
 	return false;
 }
+
 static inline bool blk_req_zone_is_write_locked(struct request *rq)
 {
 	return false;
 }
+
 static inline bool blk_req_can_dispatch_to_zone(struct request *rq)
 {
 	return true;
 }
+
 static inline void blk_req_zone_write_lock(struct request *rq) { }
 static inline void blk_req_zone_write_unlock(struct request *rq) { }
 #else

@@ -54,6 +54,49 @@ check_selftests()
 	done
 }
 
+# check_series: make series, then the exported series applied with git am
+# to a fresh copy of the base must give exactly the assembled series tree,
+# and checkpatch --strict may find only what checkpatch-allow.txt keeps.
+check_series()
+{
+	local log=$BLKMQ_OUT/check/series.log am=$BLKMQ_OUT/check/series-am out found
+	mkdir -p "$BLKMQ_OUT/check"
+	if ! (series_export) >"$log" 2>&1; then
+		check_result 1 "series: make series exports the patches" "$(tail -n 1 "$log")"
+		check_result 1 "series applies to the base and gives the series tree" "no series"
+		check_result 1 "series: checkpatch --strict" "no series"
+		return
+	fi
+	check_result 0 "series: make series exports the patches" \
+		"$(find "$(series_dir)" -name '0*.patch' ! -name '0000-*' | wc -l) patches"
+
+	if ! (assemble "$(base_dir)" "$BLKMQ_REPO" "$(src_dir series)" "$(base_version)") \
+		>>"$log" 2>&1; then
+		check_result 1 "series applies to the base and gives the series tree" \
+			"assemble failed: $(tail -n 1 "$log")"
+	elif ! (series_am "$am") >>"$log" 2>&1; then
+		check_result 1 "series applies to the base and gives the series tree" \
+			"git am failed: $(tail -n 1 "$log")"
+	elif ! out=$(series_same_tree "$am" "$(src_dir series)"); then
+		check_result 1 "series applies to the base and gives the series tree" \
+			"differs: $(echo "$out" | head -n 3 | tr '\n' ' ')"
+	else
+		check_result 0 "series applies to the base and gives the series tree"
+	fi
+	rm -rf "$am" "$am.am.log"
+
+	found=$BLKMQ_OUT/series.work/checkpatch.txt
+	if out=$(python3 "$BLKMQ_TOOLS/series-cover.py" unallowed "$found" "$SERIES_ALLOW"); then
+		check_result 0 "series: checkpatch --strict" \
+			"$(wc -l <"$found") findings, all kept in the cover letter"
+	else
+		check_result 1 "series: checkpatch --strict" \
+			"$(echo "$out" | wc -l) not allowed, see $log"
+		printf '%s\n' "$out" | sed 's/^/    /' | head -n 15
+		printf '%s\n' "$out" >>"$log"
+	fi
+}
+
 # check_runner KERNEL CONFIG: the VM runner itself, on a real boot: exit
 # status, the shared folder, the hang bound, and the console scanner.
 check_runner()
@@ -182,6 +225,7 @@ check()
 	msg "accel and timings: see each step; logs under $BLKMQ_OUT"
 
 	check_selftests
+	check_series
 
 	for kc in stock-bench series-bench series-debug; do
 		# A subshell: a build that dies on bad config still gets counted.

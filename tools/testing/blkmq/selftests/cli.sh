@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 B=$BLKMQ_TOOLS/blkmq
 
-expect_error "unknown command" "unknown command 'frob' \(valid: setup assemble build vm main bench check\)" "$B" frob
+expect_error "unknown command" "unknown command 'frob' \(valid: setup assemble build vm main bench check series check-bisect\)" "$B" frob
 expect_error "unknown kernel" "unknown kernel 'nosuch' \(valid: stock series\)" "$B" build nosuch bench
 expect_error "unknown config" "unknown config 'fast' \(valid: bench debug\)" "$B" build series fast
 expect_error "build arity" "usage: blkmq build KERNEL CONFIG" "$B" build series
@@ -24,4 +24,9 @@ expect_error "BLKMQ_ACCEL" "unknown BLKMQ_ACCEL 'hvf' \(valid: kvm tcg\)" env BL
 expect_error "bench: bad repeats" "--repeats must be 1..50, not '0'" "$B" bench --repeats 0
 expect_error "bench: bad cpus" "--cpus must be 1..64, not 'x'" "$B" bench --cpus x
 expect_error "bench: unknown option" "bench: unknown option '--kernel'" "$B" bench --kernel stock
+expect_error "series: no arguments" "series takes no arguments" "$B" series now
+expect_error "check-bisect: bad max" "--max must be a positive number, not '0x'" \
+	"$B" check-bisect --max 0x
+expect_error "check-bisect: unknown option" "check-bisect: unknown option '--frob'" \
+	"$B" check-bisect --frob
 expect "nothing was built" test ! -e "$BLKMQ_OUT/build"

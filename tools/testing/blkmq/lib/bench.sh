@@ -20,6 +20,7 @@ bench_job()
 	[ "$repeats" -ge 5 ] || warn "bench: $repeats repeats is a quick look; the method asks for at least 5"
 	build stock bench || exit 1
 	build series bench || exit 1
+	build series lockstat || exit 1
 	res=$BLKMQ_OUT/results/bench-$(date +%Y%m%d-%H%M%S)
 	for ((r = 1; r <= repeats; r++)); do
 		for k in stock series; do
@@ -30,6 +31,19 @@ bench_job()
 				--timeout 3600 --script "$BLKMQ_TOOLS/guest/bench-fio.sh" "$runtime" || exit 1
 		done
 	done
+	msg "bench: tag allocator against lib/sbitmap, series kernel"
+	mkdir -p "$res/tags"
+	BLKMQ_LIVE_INDENT="    " BLKMQ_REBUILD=0 vm --kernel series --config bench \
+		--cpus "$cpus" --name tag-bench --share "$res/tags" --timeout 1800 \
+		--script "$BLKMQ_TOOLS/guest/tag-bench.sh" 1000 "$repeats" || exit 1
+	msg "bench: lock statistics, series lockstat kernel"
+	mkdir -p "$res/lockstat"
+	BLKMQ_LIVE_INDENT="    " BLKMQ_REBUILD=0 vm --kernel series --config lockstat \
+		--cpus "$cpus" --name lockstat --share "$res/lockstat" --timeout 1800 \
+		--script "$BLKMQ_TOOLS/guest/lockstat.sh" "$runtime" || exit 1
 	msg "bench: results in $res"
-	python3 "$BLKMQ_TOOLS/bench-report.py" "$res"
+	python3 "$BLKMQ_TOOLS/bench-report.py" "$res" || exit 1
+	echo
+	echo "locks per I/O, fio 4k randread libaio QD32, one job per vCPU:"
+	python3 "$BLKMQ_TOOLS/lockstat-report.py" "$res/lockstat"
 }

@@ -6,7 +6,7 @@ B=$BLKMQ_TOOLS/blkmq
 
 expect_error "unknown command" "unknown command 'frob' \(valid: setup assemble build vm main bench check series check-bisect\)" "$B" frob
 expect_error "unknown kernel" "unknown kernel 'nosuch' \(valid: stock series\)" "$B" build nosuch bench
-expect_error "unknown config" "unknown config 'fast' \(valid: bench debug\)" "$B" build series fast
+expect_error "unknown config" "unknown config 'fast' \(valid: bench debug lockstat\)" "$B" build series fast
 expect_error "build arity" "usage: blkmq build KERNEL CONFIG" "$B" build series
 expect_error "vm: unknown kernel" "unknown kernel 'foo'" "$B" vm --kernel foo -- true
 expect_error "vm: unknown config" "unknown config 'x'" "$B" vm --config x -- true

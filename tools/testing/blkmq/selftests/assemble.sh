@@ -19,15 +19,7 @@ printf '#define X 2\n' >"$repo/include/linux/blk-mq.h"
 printf 'int null_new;\n' >"$repo/drivers/block/null_blk.c"
 printf 'harness only\n' >"$repo/notkernel/file"
 printf 'drivers/block/null_old.c\n' >"$repo/patches/removed"
-cat >"$repo/patches/0001-seam.patch" <<'P'
---- a/block/blk-core.c
-+++ b/block/blk-core.c
-@@ -1,3 +1,3 @@
- int core;
--int seam;
-+int seam_hooked;
- int tail;
-P
+seam_patch "$repo"
 printf '# our patches\n0001-seam.patch\n' >"$repo/patches/series"
 
 out=$(assemble "$base" "$repo" "$dest" v1 2>&1) || fail "first assemble: $out"

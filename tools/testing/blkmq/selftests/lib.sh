@@ -35,3 +35,18 @@ expect_error()
 	[[ $err =~ $pat ]] || fail "$d: '$err' does not match '$pat'"
 	pass "$d: $err"
 }
+
+# seam_patch REPO: the fake repo's one base-file patch, patches/0001-seam.patch,
+# which changes a line of the fake base's block/blk-core.c.
+seam_patch()
+{
+	cat >"$1/patches/0001-seam.patch" <<'P'
+--- a/block/blk-core.c
++++ b/block/blk-core.c
+@@ -1,3 +1,3 @@
+ int core;
+-int seam;
++int seam_hooked;
+ int tail;
+P
+}

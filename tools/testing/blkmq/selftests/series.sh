@@ -36,15 +36,7 @@ printf 'int null;\n' >"$repo/drivers/block/null.c"
 printf '#!/bin/sh\necho run\n' >"$repo/tools/run"
 chmod +x "$repo/tools/run"
 printf 'drivers/block/old/main.c\nDocumentation/old.rst\n' >"$repo/patches/removed"
-cat >"$repo/patches/0001-seam.patch" <<'P'
---- a/block/blk-core.c
-+++ b/block/blk-core.c
-@@ -1,3 +1,3 @@
- int core;
--int seam;
-+int seam_hooked;
- int tail;
-P
+seam_patch "$repo"
 printf '0001-seam.patch\n' >"$repo/patches/series"
 git -C "$repo" add -A
 git -C "$repo" commit -q -m init

@@ -28,6 +28,7 @@ series bench 2 smoke.sh
 series debug 2 nullb-params.sh
 series debug 2 nullb-data.sh
 series debug 2 nullb-faults.sh
+series debug 2 legacy.sh
 series debug 2 kunit.sh
 "
 

@@ -510,7 +510,8 @@ static enum hrtimer_restart nullb_rq_fn_timer_fn(struct hrtimer *timer)
 /*
  * Called with the queue lock held and interrupts off: the store is
  * filled with GFP_NOWAIT. A request it cannot get memory for goes back to
- * the queue, and kblockd tries again.
+ * the queue, and kblockd tries again; so does one refused by
+ * requeue_every, as if the device were busy.
  */
 static void nullb_request_fn(struct request_queue *q)
 {
@@ -518,9 +519,23 @@ static void nullb_request_fn(struct request_queue *q)
 	struct nullb_cmd *cmd;
 	struct request *rq;
 
-	while ((rq = blk_fetch_request(q)) != NULL) {
+	while ((rq = blk_peek_request(q)) != NULL) {
 		cmd = blk_mq_rq_to_pdu(rq);
 		cmd->status = BLK_STS_OK;
+		/* read by the timeout handler, which runs under the queue lock */
+		cmd->dropped = false;
+		blk_start_request(rq);
+
+		if (nullb_inject(&nb->nr_dispatched, nb->requeue_every)) {
+			blk_requeue_request(q, rq);
+			blk_run_queue_async(q);
+			return;
+		}
+		if (nullb_inject(&nb->nr_started, nb->timeout_every)) {
+			cmd->dropped = true;
+			continue;
+		}
+
 		if (nb->memory_backed) {
 			cmd->status = nullb_store_rq(nb, rq,
 						     GFP_NOWAIT | __GFP_NOWARN);
@@ -533,7 +548,10 @@ static void nullb_request_fn(struct request_queue *q)
 
 		switch (nb->irqmode) {
 		case NULLB_IRQ_NONE:
-			__blk_end_request_all(rq, cmd->status);
+			/* a segment at a time, as a PIO driver ends requests */
+			while (__blk_end_request(rq, cmd->status,
+						 blk_rq_cur_bytes(rq)))
+				;
 			break;
 		case NULLB_IRQ_SOFTIRQ:
 			blk_complete_request(rq);
@@ -556,10 +574,22 @@ static void nullb_rq_fn_softirq_done(struct request *rq)
 	blk_end_request_all(rq, cmd->status);
 }
 
-/* Every request completes on its own, however long completion_nsec is. */
+/*
+ * As in multiqueue mode, only a request dropped by timeout_every fails;
+ * any other one is still on its way. Called with the queue lock held.
+ */
 static enum blk_eh_timer_return nullb_rq_fn_timed_out(struct request *rq)
 {
-	return BLK_EH_RESET_TIMER;
+	struct nullb_cmd *cmd = blk_mq_rq_to_pdu(rq);
+
+	if (!cmd->dropped)
+		return BLK_EH_RESET_TIMER;
+
+	pr_info_ratelimited("%s: injected timeout, failing sector %llu\n",
+			    rq->q->disk->disk_name,
+			    (unsigned long long)blk_rq_pos(rq));
+	__blk_end_request_all(rq, BLK_STS_TIMEOUT);
+	return BLK_EH_DONE;
 }
 
 static const struct block_device_operations nullb_rq_fn_fops = {
@@ -664,6 +694,8 @@ static int nullb_alloc_rq_fn_disk(struct nullb *nb)
 	q->queuedata = nb;
 	blk_queue_softirq_done(q, nullb_rq_fn_softirq_done);
 	blk_queue_rq_timed_out(q, nullb_rq_fn_timed_out);
+	if (nb->timeout_every)
+		blk_queue_rq_timeout(q, NULLB_INJECT_TIMEOUT);
 
 	nb->disk = blk_alloc_disk_for_queue(q);
 	if (!nb->disk) {
@@ -837,9 +869,9 @@ static int __init nullb_check_params(void)
 		pr_err("requeue_every=1 is invalid: 0 (off) or at least 2, or no request would ever be served\n");
 		return -EINVAL;
 	}
-	if (nullb_queue_mode != NULLB_MODE_MQ &&
+	if (nullb_queue_mode == NULLB_MODE_BIO &&
 	    (nullb_timeout_every || nullb_requeue_every)) {
-		pr_err("%s=%u is invalid: fault injection needs queue_mode=2\n",
+		pr_err("%s=%u is invalid: fault injection needs queue_mode=1 or 2\n",
 		       nullb_timeout_every ? "timeout_every" : "requeue_every",
 		       nullb_timeout_every ?: nullb_requeue_every);
 		return -EINVAL;

@@ -905,7 +905,10 @@ struct request_queue *blk_init_queue_cmd(request_fn_proc *rfn,
 	if (!lq->pool)
 		goto fail;
 
+	/* none before subsys_initcall: a driver built in must come later */
 	lq->sched = lq_sched_default();
+	if (WARN_ON_ONCE(!lq->sched))
+		goto fail;
 	data = lq->sched->ops.init(q);
 	if (IS_ERR(data))
 		goto fail;

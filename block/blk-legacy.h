@@ -103,9 +103,6 @@ static inline struct lq_queue *lq_of(struct request_queue *q)
 
 /**
  * struct lq_sched_ops - what a request_fn scheduler implements
- *
- * All but @init and @exit are called with the queue lock held.
- *
  * @init: allocate private data for @q; return it or an ERR_PTR()
  * @exit: free it; the scheduler holds no requests then
  * @add: take @rq
@@ -116,6 +113,8 @@ static inline struct lq_queue *lq_of(struct request_queue *q)
  * @merge_requests: @next was merged into @rq; drop @next
  * @former: the request sorted before @rq, or %NULL
  * @latter: the request sorted after @rq, or %NULL
+ *
+ * All but @init and @exit are called with the queue lock held.
  */
 struct lq_sched_ops {
 	void *(*init)(struct request_queue *q);

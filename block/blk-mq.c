@@ -62,7 +62,7 @@ static void blk_mq_run_inline(struct blk_mq_hw_ctx *hctx);
  * Accounting
  */
 
-static void blk_mq_account_start(struct request *rq)
+void blk_mq_account_start(struct request *rq)
 {
 	if (!blk_queue_io_stat(rq->q) || blk_rq_is_passthrough(rq) || !rq->bio)
 		return;
@@ -87,7 +87,7 @@ static void blk_mq_account_bytes(struct request *rq, unsigned int bytes)
 	part_stat_unlock();
 }
 
-static void blk_mq_account_done(struct request *rq, u64 now)
+void blk_mq_account_done(struct request *rq, u64 now)
 {
 	const int sgrp = op_stat_group(req_op(rq));
 

@@ -10,15 +10,16 @@
  * block/elevator.c answer those calls for a queue without a scheduler, so
  * q->elevator is always NULL.
  *
- * A later series that brings back single-queue elevators fills in the
- * types below and the functions in elevator.c; nothing else needs to
- * change for that.
+ * The request_fn mode (block/blk-legacy.c) brings single-queue elevators
+ * back: a request_fn queue has q->elevator set, and the functions in
+ * elevator.c pass its calls on to block/legacy-elevator.c.
  */
 #ifndef _ELEVATOR_H
 #define _ELEVATOR_H
 
 #include <linux/percpu.h>
 #include <linux/hashtable.h>
+#include <linux/blkdev.h>
 
 struct io_cq;
 struct request;
@@ -50,12 +51,30 @@ struct elevator_type {
 	const char *elevator_name;
 };
 
-/* A scheduler instance attached to a queue (q->elevator). */
+struct lq_queue;
+
+/*
+ * A scheduler instance attached to a queue (q->elevator).  Only request_fn
+ * queues (block/blk-legacy.c) have one; @lq is their state, and @kobj is
+ * their queue/iosched directory.
+ */
 struct elevator_queue {
 	struct elevator_type *type;
 	void *elevator_data;
 	struct kobject kobj;
+	struct lq_queue *lq;
 };
+
+/* Is @q a request_fn queue?  Only those have an elevator. */
+static inline bool blk_queue_request_fn(struct request_queue *q)
+{
+	return q->elevator;
+}
+
+/* The request_fn mode's entry points for blk-core.c and blk-sysfs.c. */
+void blk_queue_bio(struct bio *bio);
+ssize_t blk_legacy_nr_requests_store(struct request_queue *q,
+				     const char *page, size_t count);
 
 /* Merge lookups: without a scheduler there is nothing to look in. */
 enum elv_merge elv_merge(struct request_queue *q, struct request **req,

@@ -11,6 +11,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/blk-legacy.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/highmem.h>
@@ -27,7 +28,7 @@
 
 enum nullb_queue_mode {
 	NULLB_MODE_BIO		= 0,
-	NULLB_MODE_RQ		= 1,	/* request_fn: not built into this kernel */
+	NULLB_MODE_RQ		= 1,	/* single queue, request_fn */
 	NULLB_MODE_MQ		= 2,
 };
 
@@ -50,7 +51,7 @@ enum nullb_irqmode {
 static int nullb_queue_mode = NULLB_MODE_MQ;
 module_param_named(queue_mode, nullb_queue_mode, int, 0444);
 MODULE_PARM_DESC(queue_mode,
-		 "I/O path: 0=bio, 1=request_fn (not built in), 2=multiqueue (default: 2)");
+		 "I/O path: 0=bio, 1=request_fn, 2=multiqueue (default: 2)");
 
 /* 0 until set on the command line; then nr_cpu_ids stands in for it. */
 static int nullb_submit_queues;
@@ -142,6 +143,7 @@ MODULE_PARM_DESC(requeue_every,
  * struct nullb - one null block device
  * @disk: the gendisk; its queue's queuedata points back here
  * @tag_set: the device's own tag set (multiqueue mode only)
+ * @rq_queue: the request_fn queue (request_fn mode only)
  * @store: data pages of a memory-backed device, indexed by device
  *	offset >> PAGE_SHIFT; pages are only added while the device lives
  * @delayed_bios: pool of timer contexts for bio mode with irqmode=2
@@ -159,6 +161,7 @@ MODULE_PARM_DESC(requeue_every,
 struct nullb {
 	struct gendisk		*disk;
 	struct blk_mq_tag_set	tag_set;
+	struct request_queue	*rq_queue;
 	struct xarray		store;
 	mempool_t		*delayed_bios;
 	atomic_t		nr_delayed_bios;
@@ -174,7 +177,8 @@ struct nullb {
 };
 
 /**
- * struct nullb_cmd - driver data of each request (multiqueue mode)
+ * struct nullb_cmd - driver data of each request (multiqueue and
+ *	request_fn modes)
  * @timer: completion timer for irqmode=2
  * @status: the outcome that ->complete reports
  * @dropped: the request was chosen by timeout_every and is left for the
@@ -493,6 +497,105 @@ static const struct block_device_operations nullb_mq_fops = {
 	.owner		= THIS_MODULE,
 };
 
+/* ---- request_fn mode ------------------------------------------------ */
+
+static enum hrtimer_restart nullb_rq_fn_timer_fn(struct hrtimer *timer)
+{
+	struct nullb_cmd *cmd = container_of(timer, struct nullb_cmd, timer);
+
+	blk_complete_request(blk_mq_rq_from_pdu(cmd));
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Called with the queue lock held and interrupts off: the store is
+ * filled with GFP_NOWAIT. A request it cannot get memory for goes back to
+ * the queue, and kblockd tries again; so does one refused by
+ * requeue_every, as if the device were busy.
+ */
+static void nullb_request_fn(struct request_queue *q)
+{
+	struct nullb *nb = q->queuedata;
+	struct nullb_cmd *cmd;
+	struct request *rq;
+
+	while ((rq = blk_peek_request(q)) != NULL) {
+		cmd = blk_mq_rq_to_pdu(rq);
+		cmd->status = BLK_STS_OK;
+		/* read by the timeout handler, which runs under the queue lock */
+		cmd->dropped = false;
+		blk_start_request(rq);
+
+		if (nullb_inject(&nb->nr_dispatched, nb->requeue_every)) {
+			blk_requeue_request(q, rq);
+			blk_run_queue_async(q);
+			return;
+		}
+		if (nullb_inject(&nb->nr_started, nb->timeout_every)) {
+			cmd->dropped = true;
+			continue;
+		}
+
+		if (nb->memory_backed) {
+			cmd->status = nullb_store_rq(nb, rq,
+						     GFP_NOWAIT | __GFP_NOWARN);
+			if (cmd->status == BLK_STS_RESOURCE) {
+				blk_requeue_request(q, rq);
+				blk_run_queue_async(q);
+				return;
+			}
+		}
+
+		switch (nb->irqmode) {
+		case NULLB_IRQ_NONE:
+			/* a segment at a time, as a PIO driver ends requests */
+			while (__blk_end_request(rq, cmd->status,
+						 blk_rq_cur_bytes(rq)))
+				;
+			break;
+		case NULLB_IRQ_SOFTIRQ:
+			blk_complete_request(rq);
+			break;
+		case NULLB_IRQ_TIMER:
+			hrtimer_init(&cmd->timer, CLOCK_MONOTONIC,
+				     HRTIMER_MODE_REL);
+			cmd->timer.function = nullb_rq_fn_timer_fn;
+			hrtimer_start(&cmd->timer, nb->completion_delay,
+				      HRTIMER_MODE_REL);
+			break;
+		}
+	}
+}
+
+static void nullb_rq_fn_softirq_done(struct request *rq)
+{
+	struct nullb_cmd *cmd = blk_mq_rq_to_pdu(rq);
+
+	blk_end_request_all(rq, cmd->status);
+}
+
+/*
+ * As in multiqueue mode, only a request dropped by timeout_every fails;
+ * any other one is still on its way. Called with the queue lock held.
+ */
+static enum blk_eh_timer_return nullb_rq_fn_timed_out(struct request *rq)
+{
+	struct nullb_cmd *cmd = blk_mq_rq_to_pdu(rq);
+
+	if (!cmd->dropped)
+		return BLK_EH_RESET_TIMER;
+
+	pr_info_ratelimited("%s: injected timeout, failing sector %llu\n",
+			    rq->q->disk->disk_name,
+			    (unsigned long long)blk_rq_pos(rq));
+	__blk_end_request_all(rq, BLK_STS_TIMEOUT);
+	return BLK_EH_DONE;
+}
+
+static const struct block_device_operations nullb_rq_fn_fops = {
+	.owner		= THIS_MODULE,
+};
+
 /* ---- bio mode ------------------------------------------------------- */
 
 static enum hrtimer_restart nullb_bio_timer_fn(struct hrtimer *timer)
@@ -580,6 +683,30 @@ static int nullb_alloc_mq_disk(struct nullb *nb)
 	return 0;
 }
 
+static int nullb_alloc_rq_fn_disk(struct nullb *nb)
+{
+	struct request_queue *q;
+
+	q = blk_init_queue_cmd(nullb_request_fn, NULL, nb->node,
+			       sizeof(struct nullb_cmd));
+	if (!q)
+		return -ENOMEM;
+	q->queuedata = nb;
+	blk_queue_softirq_done(q, nullb_rq_fn_softirq_done);
+	blk_queue_rq_timed_out(q, nullb_rq_fn_timed_out);
+	if (nb->timeout_every)
+		blk_queue_rq_timeout(q, NULLB_INJECT_TIMEOUT);
+
+	nb->disk = blk_alloc_disk_for_queue(q);
+	if (!nb->disk) {
+		blk_cleanup_queue(q);
+		return -ENOMEM;
+	}
+	nb->rq_queue = q;
+	nb->disk->fops = &nullb_rq_fn_fops;
+	return 0;
+}
+
 static int nullb_alloc_bio_disk(struct nullb *nb)
 {
 	if (nb->irqmode == NULLB_IRQ_TIMER) {
@@ -619,6 +746,9 @@ static void nullb_set_limits(struct nullb *nb)
 /* Free what nullb_create() set up, except the disk itself. */
 static void nullb_free(struct nullb *nb)
 {
+	/* a request_fn queue is shut down after del_gendisk(), before the put */
+	if (nb->rq_queue)
+		blk_cleanup_queue(nb->rq_queue);
 	if (nb->disk)
 		put_disk(nb->disk);
 	if (nullb_queue_mode == NULLB_MODE_MQ)
@@ -648,6 +778,8 @@ static struct nullb *nullb_create(unsigned int index)
 
 	if (nullb_queue_mode == NULLB_MODE_MQ)
 		ret = nullb_alloc_mq_disk(nb);
+	else if (nullb_queue_mode == NULLB_MODE_RQ)
+		ret = nullb_alloc_rq_fn_disk(nb);
 	else
 		ret = nullb_alloc_bio_disk(nb);
 	if (ret) {
@@ -715,13 +847,9 @@ static int __init nullb_check_params(void)
 {
 	int ret;
 
-	if (nullb_queue_mode == NULLB_MODE_RQ) {
-		pr_err("queue_mode=1 is invalid: request_fn mode is not built in, use 0 (bio) or 2 (multiqueue)\n");
-		return -EINVAL;
-	}
-	if (nullb_queue_mode != NULLB_MODE_BIO &&
-	    nullb_queue_mode != NULLB_MODE_MQ) {
-		pr_err("queue_mode=%d is invalid: 0 (bio) or 2 (multiqueue)\n",
+	if (nullb_queue_mode < NULLB_MODE_BIO ||
+	    nullb_queue_mode > NULLB_MODE_MQ) {
+		pr_err("queue_mode=%d is invalid: from 0 to 2: 0 (bio), 1 (request_fn) or 2 (multiqueue)\n",
 		       nullb_queue_mode);
 		return -EINVAL;
 	}
@@ -743,7 +871,7 @@ static int __init nullb_check_params(void)
 	}
 	if (nullb_queue_mode == NULLB_MODE_BIO &&
 	    (nullb_timeout_every || nullb_requeue_every)) {
-		pr_err("%s=%u is invalid: fault injection needs queue_mode=2\n",
+		pr_err("%s=%u is invalid: fault injection needs queue_mode=1 or 2\n",
 		       nullb_timeout_every ? "timeout_every" : "requeue_every",
 		       nullb_timeout_every ?: nullb_requeue_every);
 		return -EINVAL;
@@ -801,7 +929,8 @@ static int __init nullb_init(void)
 	}
 
 	pr_info("%u device(s), %s mode\n", nullb_nr_devices,
-		nullb_queue_mode == NULLB_MODE_MQ ? "multiqueue" : "bio");
+		nullb_queue_mode == NULLB_MODE_MQ ? "multiqueue" :
+		nullb_queue_mode == NULLB_MODE_RQ ? "request_fn" : "bio");
 	return 0;
 }
 

@@ -31,6 +31,7 @@ series bench 2 smoke.sh
 series debug 2 nullb-params.sh
 series debug 2 nullb-data.sh
 series debug 2 nullb-faults.sh
+series debug 2 legacy.sh
 series debug 2 robust.sh
 series debug 2 kunit.sh
 series debug 2 virtio.sh --disk @DISKS@/vda.img,cache=none --disk @DISKS@/vdb.img,cache=writeback

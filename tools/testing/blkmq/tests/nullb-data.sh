@@ -50,8 +50,8 @@ for irq in 0 1 2; do
 	done
 done
 
-# bio: 3 irqmodes; request_fn: 1; mq: 12; bs=4096: 2; load/unload: 1
-ktap_header $((3 + 1 + $(echo $mq_cases | wc -w) + 2 + 1))
+# bio: 3 irqmodes; request_fn: 3; mq: 12; bs=4096: 2; load/unload: 1
+ktap_header $((3 + 3 + $(echo $mq_cases | wc -w) + 2 + 1))
 diag "nr_cpu_ids $nr_cpu_ids"
 
 for irq in 0 1 2; do
@@ -60,10 +60,14 @@ for irq in 0 1 2; do
 done
 
 if nullb_has_mode 1 2>/dev/null; then
-	run_case "request_fn irqmode=1 512..128k at 3584" 512-128k 3584 \
-		queue_mode=1 irqmode=1
+	for irq in 0 1 2; do
+		run_case "request_fn irqmode=$irq 512..128k at 3584" 512-128k 3584 \
+			queue_mode=1 irqmode=$irq completion_nsec=20000
+	done
 else
-	ktap_skip "request_fn verify" "queue_mode=1 not in this kernel"
+	for irq in 0 1 2; do
+		ktap_skip "request_fn irqmode=$irq verify" "queue_mode=1 not in this kernel"
+	done
 fi
 
 for c in $mq_cases; do
@@ -79,8 +83,9 @@ run_case "mq bs=4096 4k..128k at 12288" 4k-128k 12288 \
 run_case "bio bs=4096 4k..128k at 12288" 4k-128k 12288 \
 	queue_mode=0 bs=4096 irqmode=2
 
-# Load and unload 20 times with a little I/O each time, then look for
-# leaks. kmemleak's earlier suspects (boot) are cleared first.
+# Load and unload 20 times, cycling through the queue modes, with a
+# little I/O each time, then look for leaks. kmemleak's earlier suspects
+# (boot) are cleared first.
 kml=/sys/kernel/debug/kmemleak
 [ -e $kml ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 if [ -e $kml ]; then
@@ -90,7 +95,7 @@ fi
 why=""
 i=0
 while [ $i -lt 20 ]; do
-	mode=$(( (i % 2) * 2 ))
+	mode=$(( (i / 2) % 3 ))
 	if ! nullb_load queue_mode=$mode memory_backed=$((i % 3 != 0)) \
 			irqmode=$((i % 3)) gb=1 2>/tmp/load.err; then
 		why="load $i failed: $(cat /tmp/load.err)"

@@ -21,6 +21,7 @@
 #include <linux/sbitmap.h>
 #include <linux/scatterlist.h>
 
+struct bio_set;
 struct blk_flush_queue;
 struct blk_mq_tags;
 
@@ -799,6 +800,14 @@ void blk_mq_map_queues(struct blk_mq_queue_map *qmap);
 void blk_mq_update_nr_hw_queues(struct blk_mq_tag_set *set, int nr_hw_queues);
 
 bool __blk_should_fake_timeout(struct request_queue *q);
+/* Request cloning, for request-based stacking drivers (dm-multipath) */
+int blk_rq_prep_clone(struct request *rq, struct request *rq_src,
+		      struct bio_set *bs, gfp_t gfp_mask,
+		      int (*bio_ctr)(struct bio *, struct bio *, void *),
+		      void *data);
+void blk_rq_unprep_clone(struct request *rq);
+blk_status_t blk_insert_cloned_request(struct request *rq);
+
 /* Fault injection: pretend the completion of a request got lost. */
 static inline bool blk_should_fake_timeout(struct request_queue *q)
 {

@@ -1680,7 +1680,7 @@ void blk_mq_tagset_wait_completed_request(struct blk_mq_tag_set *tagset)
 		blk_mq_tagset_busy_iter(tagset, blk_mq_rq_completing,
 					&completing);
 		if (completing)
-			msleep(5);
+			usleep_range(2000, 5000);
 	} while (completing);
 }
 EXPORT_SYMBOL(blk_mq_tagset_wait_completed_request);

@@ -433,16 +433,24 @@ static enum hrtimer_restart nullb_rq_timer_fn(struct hrtimer *timer)
  * other request is still on its way to completion, e.g. behind a long
  * completion_nsec, so give it more time.
  */
-static enum blk_eh_timer_return nullb_timeout_rq(struct request *rq)
+static bool nullb_timeout_injected(struct request *rq)
 {
 	struct nullb_cmd *cmd = blk_mq_rq_to_pdu(rq);
 
 	if (!cmd->dropped)
-		return BLK_EH_RESET_TIMER;
-
+		return false;
 	pr_info_ratelimited("%s: injected timeout, failing sector %llu\n",
 			    rq->q->disk->disk_name,
 			    (unsigned long long)blk_rq_pos(rq));
+	return true;
+}
+
+static enum blk_eh_timer_return nullb_timeout_rq(struct request *rq)
+{
+	struct nullb_cmd *cmd = blk_mq_rq_to_pdu(rq);
+
+	if (!nullb_timeout_injected(rq))
+		return BLK_EH_RESET_TIMER;
 	cmd->status = BLK_STS_TIMEOUT;
 	blk_mq_complete_request(rq);
 	return BLK_EH_DONE;
@@ -580,14 +588,8 @@ static void nullb_rq_fn_softirq_done(struct request *rq)
  */
 static enum blk_eh_timer_return nullb_rq_fn_timed_out(struct request *rq)
 {
-	struct nullb_cmd *cmd = blk_mq_rq_to_pdu(rq);
-
-	if (!cmd->dropped)
+	if (!nullb_timeout_injected(rq))
 		return BLK_EH_RESET_TIMER;
-
-	pr_info_ratelimited("%s: injected timeout, failing sector %llu\n",
-			    rq->q->disk->disk_name,
-			    (unsigned long long)blk_rq_pos(rq));
 	__blk_end_request_all(rq, BLK_STS_TIMEOUT);
 	return BLK_EH_DONE;
 }

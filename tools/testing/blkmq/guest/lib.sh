@@ -130,3 +130,31 @@ fio_verify()
 		"fio exit $rc, errors $err"
 	[ $rc = 0 ] || tail -n 5 /tmp/fio.out | sed 's/^/# /'
 }
+
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
+# kmemleak_begin: forget what kmemleak suspects so far (boot allocations),
+# so that kmemleak_check reports only what leaks after this point.
+kmemleak_begin()
+{
+	[ -e $KMEMLEAK ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -e $KMEMLEAK ] || return 0
+	echo scan >$KMEMLEAK
+	echo clear >$KMEMLEAK
+}
+
+# kmemleak_check: scan (twice: objects younger than the grace period are
+# not reported); print any report as KTAP diagnostics.  Returns 0 when
+# clean, 1 on leaks, 2 when the kernel has no kmemleak.
+kmemleak_check()
+{
+	local leaks
+	[ -e $KMEMLEAK ] || return 2
+	echo scan >$KMEMLEAK
+	sleep 6
+	echo scan >$KMEMLEAK
+	leaks=$(cat $KMEMLEAK)
+	[ -z "$leaks" ] && return 0
+	echo "$leaks" | head -n 30 | while read -r l; do diag "$l"; done
+	return 1
+}

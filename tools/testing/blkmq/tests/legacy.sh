@@ -185,12 +185,7 @@ else
 fi
 
 # 12: 20 load/unload cycles with I/O, then look for leaks
-kml=/sys/kernel/debug/kmemleak
-[ -e $kml ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
-if [ -e $kml ]; then
-	echo scan >$kml
-	echo clear >$kml
-fi
+kmemleak_begin
 why=""
 i=0
 while [ $i -lt 20 ]; do
@@ -207,17 +202,14 @@ while [ $i -lt 20 ]; do
 	[ -z "$why" ] || break
 	i=$((i + 1))
 done
-if [ -z "$why" ] && [ -e $kml ]; then
-	echo scan >$kml
-	sleep 6
-	echo scan >$kml
-	leaks=$(cat $kml)
-	if [ -n "$leaks" ]; then
-		why="kmemleak reports leaks"
-		echo "$leaks" | head -n 30 | while read -r l; do diag "$l"; done
-	fi
+note="no kmemleak in this kernel"
+if [ -z "$why" ]; then
+	kmemleak_check
+	case $? in
+	0) note="kmemleak clean" ;;
+	1) why="kmemleak reports leaks" ;;
+	esac
 fi
-[ -e $kml ] && note="kmemleak clean" || note="no kmemleak in this kernel"
 ktap_result $([ -z "$why" ]; echo $?) "20 load/unload cycles with I/O" \
 	"${why:-$i cycles, $note}"
 

@@ -86,12 +86,7 @@ run_case "bio bs=4096 4k..128k at 12288" 4k-128k 12288 \
 # Load and unload 20 times, cycling through the queue modes, with a
 # little I/O each time, then look for leaks. kmemleak's earlier suspects
 # (boot) are cleared first.
-kml=/sys/kernel/debug/kmemleak
-[ -e $kml ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
-if [ -e $kml ]; then
-	echo scan >$kml
-	echo clear >$kml
-fi
+kmemleak_begin
 why=""
 i=0
 while [ $i -lt 20 ]; do
@@ -108,18 +103,14 @@ while [ $i -lt 20 ]; do
 	[ -z "$why" ] || break
 	i=$((i + 1))
 done
-leaks=""
-if [ -z "$why" ] && [ -e $kml ]; then
-	echo scan >$kml
-	sleep 6
-	echo scan >$kml
-	leaks=$(cat $kml)
-	if [ -n "$leaks" ]; then
-		why="kmemleak reports leaks"
-		echo "$leaks" | head -n 30 | while read -r l; do diag "$l"; done
-	fi
+note="no kmemleak in this kernel"
+if [ -z "$why" ]; then
+	kmemleak_check
+	case $? in
+	0) note="kmemleak clean" ;;
+	1) why="kmemleak reports leaks" ;;
+	esac
 fi
-[ -e $kml ] && note="kmemleak clean" || note="no kmemleak in this kernel"
 ktap_result $([ -z "$why" ]; echo $?) "20 load/unload cycles with I/O" \
 	"${why:-$i cycles, $note}"
 

@@ -40,7 +40,8 @@ enum nullb_irqmode {
 
 #define NULLB_MAX_DEVICES	1024
 #define NULLB_MAX_GB		16384UL	/* keeps page indexes within 32 bits */
-#define NULLB_MAX_DELAY_NS	NSEC_PER_SEC
+/* ten seconds, or LONG_MAX nanoseconds (about 2.1 s) where long is 32 bits */
+#define NULLB_MAX_DELAY_NS	((long)min_t(s64, 10LL * NSEC_PER_SEC, LONG_MAX))
 /* Request timeout used while timeout_every injects lost requests. */
 #define NULLB_INJECT_TIMEOUT	(2 * HZ)
 /* Bios of a bio-mode device that may wait on their timer at once, reserved. */
@@ -91,7 +92,7 @@ MODULE_PARM_DESC(irqmode,
 static long nullb_completion_nsec = 10000;
 module_param_named(completion_nsec, nullb_completion_nsec, long, 0444);
 MODULE_PARM_DESC(completion_nsec,
-		 "Completion delay in ns for irqmode=2, 0..1000000000 (default: 10000)");
+		 "Completion delay in ns for irqmode=2, 0..10000000000 (default: 10000)");
 
 static int nullb_bs = 512;
 module_param_named(bs, nullb_bs, int, 0444);

@@ -34,19 +34,34 @@ void blk_rq_unprep_clone(struct request *rq)
 }
 EXPORT_SYMBOL_GPL(blk_rq_unprep_clone);
 
+/* What a clone takes over from the original besides its bios. */
+static void blk_clone_take_attrs(struct request *rq, struct request *src)
+{
+	rq->ioprio = src->ioprio;
+	rq->__sector = blk_rq_pos(src);
+	rq->__data_len = blk_rq_bytes(src);
+	rq->nr_phys_segments = src->nr_phys_segments;
+	/* data outside the bios, e.g. a discard's range list */
+	if (src->rq_flags & RQF_SPECIAL_PAYLOAD) {
+		rq->special_vec = src->special_vec;
+		rq->rq_flags |= RQF_SPECIAL_PAYLOAD;
+	}
+}
+
 /**
  * blk_rq_prep_clone - make a request carry the data of another
  * @rq: the clone, allocated on the lower device's queue
  * @rq_src: the request being cloned
- * @bs: bio_set to allocate the cloned bios from
+ * @bs: bio_set to allocate the cloned bios from (NULL: fs_bio_set)
  * @gfp_mask: allocation flags for the bios
  * @bio_ctr: if set, called for each cloned bio with its source bio and
  *	@data; a nonzero return fails the clone
  * @data: passed to @bio_ctr
  *
- * The cloned bios share @rq_src's pages.  Position, size, segment count,
- * priority and any special payload are copied; the operation and flags
- * were given when @rq was allocated.
+ * The cloned bios share @rq_src's pages, so the clone must end before
+ * the original does.  Position, size, segment count, priority, any
+ * special payload and the encryption context are taken over; the
+ * operation and flags were given when @rq was allocated.
  *
  * Return: 0, or -ENOMEM with @rq left without bios.
  */
@@ -59,7 +74,7 @@ int blk_rq_prep_clone(struct request *rq, struct request *rq_src,
 	struct bio *src, *bio;
 
 	__rq_for_each_bio(src, rq_src) {
-		bio = bio_alloc_clone(bdev, src, gfp_mask, bs);
+		bio = bio_alloc_clone(bdev, src, gfp_mask, bs ?: &fs_bio_set);
 		if (!bio)
 			goto fail;
 		if (bio_ctr && bio_ctr(bio, src, data)) {
@@ -72,15 +87,9 @@ int blk_rq_prep_clone(struct request *rq, struct request *rq_src,
 			rq->bio = bio;
 		rq->biotail = bio;
 	}
-
-	rq->__sector = blk_rq_pos(rq_src);
-	rq->__data_len = blk_rq_bytes(rq_src);
-	if (rq_src->rq_flags & RQF_SPECIAL_PAYLOAD) {
-		rq->rq_flags |= RQF_SPECIAL_PAYLOAD;
-		rq->special_vec = rq_src->special_vec;
-	}
-	rq->nr_phys_segments = rq_src->nr_phys_segments;
-	rq->ioprio = rq_src->ioprio;
+	blk_clone_take_attrs(rq, rq_src);
+	if (rq->bio && blk_crypto_rq_bio_prep(rq, rq->bio, gfp_mask))
+		goto fail;
 	return 0;
 
 fail:
@@ -89,36 +98,49 @@ fail:
 }
 EXPORT_SYMBOL_GPL(blk_rq_prep_clone);
 
+/*
+ * Does the clone fit the lower queue?  Its limits may be smaller than the
+ * upper queue's, or have shrunk since the clone was built.
+ */
+static blk_status_t blk_clone_fits(struct request *rq)
+{
+	struct request_queue *q = rq->q;
+	unsigned int max_sectors = blk_queue_get_max_sectors(q, req_op(rq));
+	unsigned int max_segs = req_op(rq) == REQ_OP_DISCARD ?
+		queue_max_discard_segments(q) : queue_max_segments(q);
+
+	/* a limit of 0: the device no longer does this operation at all */
+	if (!max_sectors)
+		return BLK_STS_NOTSUPP;
+	if (blk_rq_sectors(rq) > max_sectors)
+		return BLK_STS_IOERR;
+	/* segments are counted again, with the lower queue's rules */
+	rq->nr_phys_segments = blk_recalc_rq_segments(rq);
+	return rq->nr_phys_segments <= max_segs ? BLK_STS_OK : BLK_STS_IOERR;
+}
+
 /**
  * blk_insert_cloned_request - send a clone to the lower device
  * @rq: the clone, prepared with blk_rq_prep_clone()
  *
- * The clone was built within the upper queue's limits; it goes on only if
- * it also fits the lower queue's, which may be smaller, or may have
- * shrunk since.  It is accounted on the lower disk and queued on its
- * hardware context directly, so it is neither merged nor reordered.
+ * A clone that fits the lower queue's limits is accounted on the lower
+ * disk and queued on its hardware context directly, so it is neither
+ * merged nor reordered.
  *
  * Return: BLK_STS_OK once queued; BLK_STS_NOTSUPP for an operation the
  * lower device no longer offers (e.g. discard); BLK_STS_IOERR when the
- * clone exceeds the lower limits or fault injection fails it.
+ * clone exceeds the lower limits, or its encryption context cannot be
+ * set up, or fault injection fails it.
  */
 blk_status_t blk_insert_cloned_request(struct request *rq)
 {
-	struct request_queue *q = rq->q;
-	unsigned int max_sectors = blk_queue_get_max_sectors(q, req_op(rq));
-	unsigned int max_segments = req_op(rq) == REQ_OP_DISCARD ?
-		queue_max_discard_segments(q) : queue_max_segments(q);
+	struct gendisk *disk = rq->q->disk;
+	blk_status_t ret = blk_clone_fits(rq);
 
-	if (blk_rq_sectors(rq) > max_sectors)
-		return max_sectors ? BLK_STS_IOERR : BLK_STS_NOTSUPP;
-
-	rq->nr_phys_segments = blk_recalc_rq_segments(rq);
-	if (rq->nr_phys_segments > max_segments)
-		return BLK_STS_IOERR;
-
-	if (q->disk && should_fail_request(q->disk->part0, blk_rq_bytes(rq)))
-		return BLK_STS_IOERR;
-	if (blk_crypto_insert_cloned_request(rq))
+	if (ret != BLK_STS_OK)
+		return ret;
+	if (blk_crypto_insert_cloned_request(rq) ||
+	    (disk && should_fail_request(disk->part0, blk_rq_bytes(rq))))
 		return BLK_STS_IOERR;
 
 	blk_mq_account_start(rq);

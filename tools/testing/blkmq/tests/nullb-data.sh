@@ -50,8 +50,9 @@ for irq in 0 1 2; do
 	done
 done
 
-# bio: 3 irqmodes; request_fn: 3; mq: 12; bs=4096: 2; load/unload: 1
-ktap_header $((3 + 3 + $(echo $mq_cases | wc -w) + 2 + 1))
+# bio: 3 irqmodes; request_fn: 3; mq: 12; bs=4096: 2; blocking: 2;
+# load/unload: 1
+ktap_header $((3 + 3 + $(echo $mq_cases | wc -w) + 2 + 2 + 1))
 diag "nr_cpu_ids $nr_cpu_ids"
 
 for irq in 0 1 2; do
@@ -82,6 +83,14 @@ run_case "mq bs=4096 4k..128k at 12288" 4k-128k 12288 \
 	queue_mode=2 bs=4096 irqmode=1
 run_case "bio bs=4096 4k..128k at 12288" 4k-128k 12288 \
 	queue_mode=0 bs=4096 irqmode=2
+
+# A driver whose ->queue_rq() may sleep (BLK_MQ_F_BLOCKING): dispatch
+# runs where sleeping is allowed, and a depth of 4 keeps tags short.
+for irq in 0 2; do
+	run_case "mq blocking=1 irqmode=$irq hw_queue_depth=4 512..128k at 3584" \
+		512-128k 3584 queue_mode=2 blocking=1 irqmode=$irq \
+		hw_queue_depth=4 completion_nsec=20000
+done
 
 # Load and unload 20 times, cycling through the queue modes, with a
 # little I/O each time, then look for leaks. kmemleak's earlier suspects

@@ -6,7 +6,7 @@
 # Options: KERNEL=stock|series CPUS=N RUNTIME=SECONDS (main job),
 #          BLKMQ_OUT=DIR (output folder, default ./out).
 
-BLKMQ := tools/testing/blkmq/blkmq
+BLKMQ := tools/testing/blkmq/blkmq.sh
 KERNEL ?= series
 CPUS ?= 2
 RUNTIME ?= 5

@@ -9,7 +9,7 @@ ensure_userspace()
 {
 	local cpio root lib stamp
 	cpio=$(userspace_cpio)
-	stamp=$( (sha1sum "$BLKMQ_TOOLS/guest/init"; ls -l --time-style=+%s /bin/busybox /usr/bin/fio) | sha1sum | cut -c1-16)
+	stamp=$( (sha1sum "$BLKMQ_TOOLS/guest/init.sh"; ls -l --time-style=+%s /bin/busybox /usr/bin/fio) | sha1sum | cut -c1-16)
 	[ -f "$cpio" ] && [ "$(cat "$cpio.stamp" 2>/dev/null)" = "$stamp" ] && return 0
 	msg "initramfs: busybox, fio and $(ldd /usr/bin/fio | grep -c '=>') libraries"
 	root=$BLKMQ_OUT/initramfs/root
@@ -22,7 +22,7 @@ ensure_userspace()
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
 	done
-	cp "$BLKMQ_TOOLS/guest/init" "$root/init"
+	cp "$BLKMQ_TOOLS/guest/init.sh" "$root/init"
 	echo "root:x:0:0:root:/tmp:/bin/sh" >"$root/etc/passwd"
 	(cd "$root" && find . | cpio -o -H newc --quiet) >"$cpio.tmp" && mv "$cpio.tmp" "$cpio"
 	echo "$stamp" >"$cpio.stamp"

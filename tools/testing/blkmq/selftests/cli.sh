@@ -2,7 +2,7 @@
 # Bad input to the harness gets one clear line naming the valid choices,
 # exit 2, and nothing is built or booted.
 . "$(dirname "$0")/lib.sh"
-B=$BLKMQ_TOOLS/blkmq
+B=$BLKMQ_TOOLS/blkmq.sh
 
 expect_error "unknown command" "unknown command 'frob' \(valid: setup assemble build vm main bench check series check-bisect\)" "$B" frob
 expect_error "unknown kernel" "unknown kernel 'nosuch' \(valid: stock series\)" "$B" build nosuch bench

@@ -37,7 +37,8 @@ assemble)
 	assemble "$(base_dir)" "$BLKMQ_REPO" "$(src_dir series)" "$(base_version)"
 	;;
 build)
-	[ $# -eq 2 ] || die "usage: blkmq build KERNEL CONFIG (kernels: $KERNELS; configs: $CONFIGS)"
+	[ $# -eq 2 ] ||
+		die "usage: blkmq build KERNEL CONFIG (kernels: $KERNELS; configs: $CONFIGS)"
 	build "$1" "$2"
 	;;
 vm) vm "$@" ;;
@@ -47,5 +48,8 @@ check) check "$@" ;;
 series) [ $# -eq 0 ] || die "series takes no arguments"; series_export ;;
 check-bisect) check_bisect "$@" ;;
 -h|--help|help) usage ;;
-*) die "unknown command '$cmd' (valid: setup assemble build vm main bench check series check-bisect)" ;;
+*)
+	die "unknown command '$cmd'" \
+		"(valid: setup assemble build vm main bench check series check-bisect)"
+	;;
 esac

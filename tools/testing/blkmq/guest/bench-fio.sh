@@ -13,7 +13,8 @@ for mode in 0 1 2; do
 	name=$(mode_name $mode)
 	nullb_has_mode $mode || { echo "bench: no $name mode in this kernel"; continue; }
 	for irq in 0 1; do
-		nullb_load queue_mode=$mode submit_queues="$cpus" irqmode=$irq gb=16 bs=4096 || exit 1
+		nullb_load queue_mode=$mode submit_queues="$cpus" irqmode=$irq \
+			gb=16 bs=4096 || exit 1
 		for engine in libaio io_uring; do
 			for qd in 1 32; do
 				jobs=1
@@ -24,9 +25,11 @@ for mode in 0 1 2; do
 						--rw=randread --bs=4k --ioengine=$engine \
 						--iodepth=$qd --numjobs=$jobs --group_reporting \
 						--time_based --runtime="$runtime" \
-						--output-format=json --output="$out" >/dev/null || exit 1
+						--output-format=json --output="$out" \
+						>/dev/null || exit 1
 					jobs=$((jobs * 2))
-					[ "$jobs" -gt "$cpus" ] && [ "$jobs" -lt $((cpus * 2)) ] && jobs=$cpus
+					[ "$jobs" -gt "$cpus" ] &&
+						[ "$jobs" -lt $((cpus * 2)) ] && jobs=$cpus
 				done
 			done
 		done

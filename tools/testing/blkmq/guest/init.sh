@@ -10,14 +10,16 @@
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mkdir -p /proc /sys /dev /tmp /ctl /blkmq /host /run
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
+# vfs TYPE DIR: mount a virtual file system, named after its type.
+vfs() { mount -t "$1" "$1" "$2"; }
+vfs proc /proc
+vfs sysfs /sys
+vfs devtmpfs /dev
 mkdir -p /dev/shm /dev/pts
-mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /tmp
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-mount -t configfs configfs /sys/kernel/config 2>/dev/null
+vfs tmpfs /dev/shm
+vfs tmpfs /tmp
+vfs debugfs /sys/kernel/debug 2>/dev/null
+vfs configfs /sys/kernel/config 2>/dev/null
 
 p9() { mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=none${3:+,$3} "$1" "$2"; }
 p9 ctl /ctl || echo "blkmq-init: cannot mount the control folder"

@@ -41,12 +41,16 @@ patch_paths() { sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$1"; }
 apply_patch()
 {
 	local stage=$1 p=$2 out fails
-	if ! out=$(patch -d "$stage" -p1 -N --fuzz=0 --no-backup-if-mismatch -r - -i "$p" 2>&1); then
+	if ! out=$(patch -d "$stage" -p1 -N --fuzz=0 --no-backup-if-mismatch \
+		-r - -i "$p" 2>&1); then
 		fails=$(printf '%s\n' "$out" | awk '
 			/^(patching|checking) file / { f = $3 }
 			/Hunk #[0-9]+ FAILED/ { printf "%s%s: %s", sep, f, $0; sep = "; " }
-			/can.t find file|No file to patch|Reversed|already exists/ { printf "%s%s", sep, $0; sep = "; " }')
-		die "patch $(basename "$p") does not apply to $3: ${fails:-$(printf '%s' "$out" | tail -n 1)}"
+			/can.t find file|No file to patch|Reversed|already exists/ {
+				printf "%s%s", sep, $0; sep = "; "
+			}')
+		[ -n "$fails" ] || fails=$(printf '%s' "$out" | tail -n 1)
+		die "patch $(basename "$p") does not apply to $3: $fails"
 	fi
 }
 
@@ -57,7 +61,8 @@ assemble()
 	local stage manifest new f p changed=0 removed_list patches
 
 	manifest=$dest.manifest
-	if [ ! -f "$dest/.blkmq-assembled" ] || [ "$(cat "$dest/.blkmq-assembled")" != "$label" ]; then
+	if [ ! -f "$dest/.blkmq-assembled" ] ||
+		[ "$(cat "$dest/.blkmq-assembled")" != "$label" ]; then
 		msg "assemble: new series tree from base $label"
 		rm -rf "$dest" "$manifest"
 		mkdir -p "$(dirname "$dest")"
@@ -93,7 +98,8 @@ assemble()
 	if [ -f "$removed_list" ]; then
 		sed 's/#.*//; s/[[:space:]]*$//; /^$/d' "$removed_list" >"$new.removed"
 		while read -r f; do
-			[ -e "$base/$f" ] || die "patches/removed names $f, which the base $label does not have"
+			[ -e "$base/$f" ] ||
+				die "patches/removed names $f, which the base $label does not have"
 			rm -f "$stage/$f"
 		done <"$new.removed"
 	fi

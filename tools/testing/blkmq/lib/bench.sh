@@ -11,13 +11,19 @@ bench_job()
 		--cpus) cpus=$2; shift 2 ;;
 		--repeats) repeats=$2; shift 2 ;;
 		--runtime) runtime=$2; shift 2 ;;
-		*) die "bench: unknown option '$1' (valid: --cpus N, --repeats N, --runtime SECONDS)" ;;
+		*)
+			die "bench: unknown option '$1'" \
+				"(valid: --cpus N, --repeats N, --runtime SECONDS)"
+			;;
 		esac
 	done
 	is_uint "$cpus" && [ "$cpus" -le 64 ] || die "bench: --cpus must be 1..64, not '$cpus'"
-	is_uint "$repeats" && [ "$repeats" -le 50 ] || die "bench: --repeats must be 1..50, not '$repeats'"
-	is_uint "$runtime" || die "bench: --runtime must be a positive number of seconds, not '$runtime'"
-	[ "$repeats" -ge 5 ] || warn "bench: $repeats repeats is a quick look; the method asks for at least 5"
+	is_uint "$repeats" && [ "$repeats" -le 50 ] ||
+		die "bench: --repeats must be 1..50, not '$repeats'"
+	is_uint "$runtime" ||
+		die "bench: --runtime must be a positive number of seconds, not '$runtime'"
+	[ "$repeats" -ge 5 ] ||
+		warn "bench: $repeats repeats is a quick look; the method asks for at least 5"
 	build stock bench || exit 1
 	build series bench || exit 1
 	build series lockstat || exit 1
@@ -28,7 +34,8 @@ bench_job()
 			mkdir -p "$res/$k/r$r"
 			BLKMQ_LIVE_INDENT="    " BLKMQ_REBUILD=0 vm --kernel "$k" --config bench \
 				--cpus "$cpus" --name "bench-r$r" --share "$res/$k/r$r" \
-				--timeout 3600 --script "$BLKMQ_TOOLS/guest/bench-fio.sh" "$runtime" || exit 1
+				--timeout 3600 \
+				--script "$BLKMQ_TOOLS/guest/bench-fio.sh" "$runtime" || exit 1
 		done
 	done
 	msg "bench: tag allocator against lib/sbitmap, series kernel"

@@ -64,13 +64,16 @@ configure()
 	if [ -f "$KOBJ/.config" ] && [ "$(cat "$KOBJ/.blkmq-config" 2>/dev/null)" = "$stamp" ]; then
 		return 0
 	fi
-	msg "configure $1-$2: allnoconfig + $(for f in $frags; do basename "$f"; done | tr '\n' ' ')"
+	msg "configure $1-$2: allnoconfig +" \
+		"$(for f in $frags; do basename "$f"; done | tr '\n' ' ')"
 	mkdir -p "$KOBJ"
-	kmake -s allnoconfig >"$KOBJ/config.log" 2>&1 || die "allnoconfig failed (see $KOBJ/config.log)"
+	kmake -s allnoconfig >"$KOBJ/config.log" 2>&1 ||
+		die "allnoconfig failed (see $KOBJ/config.log)"
 	# shellcheck disable=SC2086
 	(cd "$KSRC" && ./scripts/kconfig/merge_config.sh -m -O "$KOBJ" "$KOBJ/.config" $frags) \
 		>>"$KOBJ/config.log" 2>&1 || die "merge_config.sh failed (see $KOBJ/config.log)"
-	kmake -s olddefconfig >>"$KOBJ/config.log" 2>&1 || die "olddefconfig failed (see $KOBJ/config.log)"
+	kmake -s olddefconfig >>"$KOBJ/config.log" 2>&1 ||
+		die "olddefconfig failed (see $KOBJ/config.log)"
 	# shellcheck disable=SC2086
 	check_config "$KOBJ" $frags
 	echo "$stamp" >"$KOBJ/.blkmq-config"
@@ -80,7 +83,8 @@ configure()
 report_build_error()
 {
 	local err
-	err=$(grep -E ': (fatal )?error: |undefined reference|^ERROR: |No rule to make target' "$1" | tail -n 1)
+	err=$(grep -E ': (fatal )?error: |undefined reference|^ERROR: |No rule to make target' \
+		"$1" | tail -n 1)
 	[ -n "$err" ] || err=$(grep -E '\*\*\*|Error [0-9]+' "$1" | head -n 1)
 	warn "build failed: ${err:-see log}"
 	warn "full log: $1"
@@ -114,7 +118,10 @@ build()
 	check_config "$KOBJ" $(config_fragments "$kernel" "$config")
 	rm -rf "$KOBJ/modroot"
 	kmake -s INSTALL_MOD_PATH="$KOBJ/modroot" INSTALL_MOD_STRIP=1 modules_install \
-		>"$KOBJ/modules_install.log" 2>&1 || { report_build_error "$KOBJ/modules_install.log"; return 1; }
+		>"$KOBJ/modules_install.log" 2>&1 || {
+		report_build_error "$KOBJ/modules_install.log"
+		return 1
+	}
 	(cd "$KOBJ/modroot" && find . | cpio -o -H newc --quiet) >"$KOBJ/modules.cpio"
 	msg "kernel: $KOBJ/arch/x86/boot/bzImage ($(kmake -s kernelrelease 2>/dev/null))"
 }

@@ -22,9 +22,10 @@ check_result() # STATUS NAME [DETAIL]
 }
 
 # The guest suites: kernel, config, vCPUs, script under tests/, and any
-# more options for blkmq vm; @DISKS@ is the folder of the virtio disk
-# files, made afresh for each check (virtio-reboot.sh boots again on what
-# virtio.sh left there).
+# more options for blkmq vm; @DISKS@ stands for two virtio disks, vda
+# (cache=none) and vdb (cache=writeback), files in a folder made afresh
+# for each check (virtio-reboot.sh boots again on what virtio.sh left
+# there).
 CHECK_SUITES="
 stock  bench 2 smoke.sh
 series bench 2 smoke.sh
@@ -34,8 +35,8 @@ series debug 2 nullb-faults.sh
 series debug 2 legacy.sh
 series debug 2 robust.sh
 series debug 2 kunit.sh
-series debug 2 virtio.sh --disk @DISKS@/vda.img,cache=none --disk @DISKS@/vdb.img,cache=writeback
-series debug 2 virtio-reboot.sh --disk @DISKS@/vda.img,cache=none --disk @DISKS@/vdb.img,cache=writeback
+series debug 2 virtio.sh @DISKS@
+series debug 2 virtio-reboot.sh @DISKS@
 "
 
 check_selftests()
@@ -110,14 +111,16 @@ check_runner()
 
 	BLKMQ_REBUILD=0 "${vmq[@]}" --name exit3 -- sh -c 'exit 3' >/dev/null 2>&1
 	rc=$?
-	check_result $((rc != 3)) "runner $kc: the guest command's exit status comes back" "got $rc, want 3"
+	check_result $((rc != 3)) "runner $kc: the guest command's exit status comes back" \
+		"got $rc, want 3"
 
 	echo hello >"$share/in.txt"
 	BLKMQ_REBUILD=0 "${vmq[@]}" --name share --share "$share" -- \
 		sh -c 'cat in.txt >out.txt && uname -r >>out.txt' >/dev/null 2>&1
 	rc=$?
 	grep -qx hello "$share/out.txt" 2>/dev/null
-	check_result $((rc != 0 || $? != 0)) "runner $kc: the shared folder is read-write" "exit $rc"
+	check_result $((rc != 0 || $? != 0)) "runner $kc: the shared folder is read-write" \
+		"exit $rc"
 
 	BLKMQ_REBUILD=0 "${vmq[@]}" --name hang --timeout 40 -- sleep 100000 >/dev/null 2>&1
 	rc=$?
@@ -125,7 +128,8 @@ check_runner()
 	check_result $? "runner $kc: a hung guest is killed at its bound, console kept" "exit $rc"
 
 	BLKMQ_REBUILD=0 "${vmq[@]}" --name report -- \
-		sh -c 'echo "WARNING: CPU: 0 PID: 1 at harness/selftest.c:1 fake_report" >/dev/kmsg' >/dev/null 2>&1
+		sh -c 'echo "WARNING: CPU: 0 PID: 1 at harness/selftest.c:1 fake_report" \
+			>/dev/kmsg' >/dev/null 2>&1
 	rc=$?
 	[ "$rc" = 1 ] && grep -q fake_report "$VM_RUN/reports.txt" 2>/dev/null
 	check_result $? "runner $kc: a kernel report in the console fails the run" "exit $rc"
@@ -164,7 +168,8 @@ check_ours()
 	while read -r f; do
 		cmp -s "$BLKMQ_REPO/$f" "$src/$f" || bad="$bad $f"
 	done < <(overlay_files "$BLKMQ_REPO" "$(base_dir)" | grep -E '^(block|include|drivers)/')
-	check_result $([ -z "$bad" ]; echo $?) "ours $1-$2: our files are in the tree as written" "${bad:+differ:$bad}"
+	check_result $([ -z "$bad" ]; echo $?) "ours $1-$2: our files are in the tree as written" \
+		"${bad:+differ:$bad}"
 
 	# Objects linked into vmlinux from block/, and which of them are ours.
 	bad="" ours=""
@@ -174,15 +179,17 @@ check_ours()
 		grep -qxF "$f" "$BLKMQ_REPO/patches/removed" && bad="$bad $f"
 		[ -f "$BLKMQ_REPO/$f" ] && ours="$ours $o"
 	done
-	check_result $([ -z "$bad" ]; echo $?) "ours $1-$2: no removed source is linked into vmlinux" "${bad:+linked:$bad}"
+	check_result $([ -z "$bad" ]; echo $?) \
+		"ours $1-$2: no removed source is linked into vmlinux" "${bad:+linked:$bad}"
 
-	syms=$(nm --defined-only "$obj/vmlinux" | awk '$2 ~ /[A-Z]/ && $3 ~ /^_*blk_mq_/ { print $3 }' | sort -u)
+	syms=$(nm --defined-only "$obj/vmlinux" |
+	       awk '$2 ~ /[A-Z]/ && $3 ~ /^_*blk_mq_/ { print $3 }' | sort -u)
 	missing=$(comm -23 <(echo "$syms") <( (for o in $ours; do
 		nm --defined-only "$o"
 	done; echo "$CHECK_BASE_BLK_MQ_SYMS" | tr ' ' '\n' | sed 's/^/0 T /') |
 		awk '$3 ~ /^_*blk_mq_/ { print $3 }' | sort -u))
-	check_result $([ -n "$syms" ] && [ -z "$missing" ]; echo $?) \
-		"ours $1-$2: all $(echo "$syms" | grep -c .) blk_mq_* symbols in vmlinux come from our objects" \
+	f="all $(echo "$syms" | grep -c .) blk_mq_* symbols in vmlinux come from our objects"
+	check_result $([ -n "$syms" ] && [ -z "$missing" ]; echo $?) "ours $1-$2: $f" \
 		"${missing:+not ours: $(echo $missing | cut -c1-300)}"
 }
 
@@ -196,7 +203,8 @@ check_suite()
 	name=$kernel-$config/$(basename "$script" .sh)
 	msg "suite $name: booting"
 	# The guest's own KTAP shows live, indented as a KTAP subtest.
-	BLKMQ_LIVE_INDENT="    " BLKMQ_REBUILD=0 vm --kernel "$kernel" --config "$config" --cpus "$cpus" \
+	BLKMQ_LIVE_INDENT="    " BLKMQ_REBUILD=0 vm --kernel "$kernel" --config "$config" \
+		--cpus "$cpus" \
 		--name "$(basename "$script" .sh)" --timeout "${BLKMQ_SUITE_TIMEOUT:-900}" \
 		"$@" --script "$BLKMQ_TOOLS/tests/$script"
 	rc=$?
@@ -206,7 +214,9 @@ check_suite()
 		"ok "*"# SKIP"*) CHECK_SKIP=$((CHECK_SKIP + 1)); n=$((n + 1))
 			echo "skip $name: ${line#ok }" ;;
 		"ok "*) check_result 0 "$name: $(echo "$line" | cut -d' ' -f3-)"; n=$((n + 1)) ;;
-		"not ok "*) check_result 1 "$name: $(echo "$line" | cut -d' ' -f4-)" "log: $VM_RUN"; n=$((n + 1)) ;;
+		"not ok "*)
+			check_result 1 "$name: $(echo "$line" | cut -d' ' -f4-)" "log: $VM_RUN"
+			n=$((n + 1)) ;;
 		esac
 	done < <(tr -d '\r' <"$out" 2>/dev/null | grep -E '^(not )?ok [0-9]+ ')
 	if [ "$rc" != 0 ]; then
@@ -218,7 +228,7 @@ check_suite()
 
 check()
 {
-	local start k c n s more kc disks built=" "
+	local start k c n s more kc disks vdisks built=" "
 	[ $# -eq 0 ] || die "check takes no arguments"
 	start=$(date +%s)
 	echo "KTAP version 1"
@@ -252,6 +262,7 @@ check()
 	rm -rf "$disks"
 	mkdir -p "$disks"
 	truncate -s 256M "$disks/vda.img" "$disks/vdb.img"
+	vdisks="--disk $disks/vda.img,cache=none --disk $disks/vdb.img,cache=writeback"
 	while read -r k c n s more; do
 		[ -n "$k" ] || continue
 		if [[ $built != *" $k-$c "* ]]; then
@@ -259,7 +270,7 @@ check()
 			continue
 		fi
 		# shellcheck disable=SC2086 # options are words
-		check_suite "$k" "$c" "$n" "$s" ${more//@DISKS@/$disks}
+		check_suite "$k" "$c" "$n" "$s" ${more//@DISKS@/$vdisks}
 	done <<<"$CHECK_SUITES"
 
 	msg "check finished in $(elapsed "$start")"

@@ -5,7 +5,12 @@
 # One extended regex for the first line of every report we know of:
 # WARN(), BUG(), oopses, panics, lockdep, KASAN, kmemleak, the hung-task
 # and soft-lockup detectors, RCU stalls and DEBUG_LIST corruption.
-CONSOLE_REPORT_RE='WARNING: |BUG: |Oops|kernel BUG at|general protection fault|Kernel panic|KASAN: |unreferenced object 0x|blocked for more than [0-9]+ seconds|soft lockup|detected stalls|INFO: possible |INFO: trying to register non-static key|INFO: inconsistent lock|list_(add|del) corruption|DEBUG_LOCKS_WARN_ON|UBSAN: '
+CONSOLE_REPORT_RE='WARNING: |BUG: |Oops|kernel BUG at|general protection fault'
+CONSOLE_REPORT_RE+='|Kernel panic|KASAN: |unreferenced object 0x'
+CONSOLE_REPORT_RE+='|blocked for more than [0-9]+ seconds|soft lockup|detected stalls'
+CONSOLE_REPORT_RE+='|INFO: possible |INFO: trying to register non-static key'
+CONSOLE_REPORT_RE+='|INFO: inconsistent lock|list_(add|del) corruption|DEBUG_LOCKS_WARN_ON'
+CONSOLE_REPORT_RE+='|UBSAN: '
 
 # console_reports LOG: print each report's first line and a few after it
 # (at most 60 lines in all); true when there is at least one.

@@ -9,7 +9,8 @@ ensure_userspace()
 {
 	local cpio root lib stamp
 	cpio=$(userspace_cpio)
-	stamp=$( (sha1sum "$BLKMQ_TOOLS/guest/init.sh"; ls -l --time-style=+%s /bin/busybox /usr/bin/fio) | sha1sum | cut -c1-16)
+	stamp=$( (sha1sum "$BLKMQ_TOOLS/guest/init.sh"
+		  ls -l --time-style=+%s /bin/busybox /usr/bin/fio) | sha1sum | cut -c1-16)
 	[ -f "$cpio" ] && [ "$(cat "$cpio.stamp" 2>/dev/null)" = "$stamp" ] && return 0
 	msg "initramfs: busybox, fio and $(ldd /usr/bin/fio | grep -c '=>') libraries"
 	root=$BLKMQ_OUT/initramfs/root

@@ -9,12 +9,16 @@ main_job()
 		--kernel) kernel=$2; shift 2 ;;
 		--cpus) cpus=$2; shift 2 ;;
 		--runtime) runtime=$2; shift 2 ;;
-		*) die "main: unknown option '$1' (valid: --kernel stock|series, --cpus N, --runtime SECONDS)" ;;
+		*)
+			die "main: unknown option '$1'" \
+				"(valid: --kernel stock|series, --cpus N, --runtime SECONDS)"
+			;;
 		esac
 	done
 	one_of kernel "$kernel" $KERNELS
 	is_uint "$cpus" || die "main: --cpus must be a positive number, not '$cpus'"
-	is_uint "$runtime" || die "main: --runtime must be a positive number of seconds, not '$runtime'"
+	is_uint "$runtime" ||
+		die "main: --runtime must be a positive number of seconds, not '$runtime'"
 	build "$kernel" bench || exit 1
 	res=$BLKMQ_OUT/results/main-$kernel-$(date +%Y%m%d-%H%M%S)
 	mkdir -p "$res"

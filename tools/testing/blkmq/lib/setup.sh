@@ -20,16 +20,21 @@ ensure_deps()
 		pkg_installed "$p" || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
-	[ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}); run as root so apt-get can install them"
+	[ "$(id -u)" -eq 0 ] ||
+		die "missing packages (${missing[*]}); run as root so apt-get can install them"
 	msg "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >"$BLKMQ_OUT/apt-update.log" 2>&1 || warn "apt-get update failed (see $BLKMQ_OUT/apt-update.log)"
-	if ! apt-get install -y -q --no-install-recommends "${missing[@]}" >"$BLKMQ_OUT/apt-install.log" 2>&1; then
+	apt-get update -q >"$BLKMQ_OUT/apt-update.log" 2>&1 ||
+		warn "apt-get update failed (see $BLKMQ_OUT/apt-update.log)"
+	if ! apt-get install -y -q --no-install-recommends "${missing[@]}" \
+		>"$BLKMQ_OUT/apt-install.log" 2>&1; then
 		# Name the package that failed and apt's own reason for it.
 		for p in "${missing[@]}"; do
 			pkg_installed "$p" && continue
-			why=$(apt-get install -y -q --no-install-recommends "$p" 2>&1 | grep -E '^E:' | head -n 1)
-			pkg_installed "$p" || die "cannot install package $p: ${why:-see $BLKMQ_OUT/apt-install.log}"
+			why=$(apt-get install -y -q --no-install-recommends "$p" 2>&1 |
+			      grep -E '^E:' | head -n 1)
+			[ -n "$why" ] || why="see $BLKMQ_OUT/apt-install.log"
+			pkg_installed "$p" || die "cannot install package $p: $why"
 		done
 	fi
 }

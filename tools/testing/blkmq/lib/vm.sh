@@ -9,7 +9,8 @@ VM_USAGE="usage: blkmq vm [--kernel stock|series] [--config bench|debug] [--cpus
 initrd_for() # KOBJ: userspace + this kernel's modules, one file for QEMU
 {
 	local out=$1/initrd.cpio
-	if [ ! -f "$out" ] || [ "$(userspace_cpio)" -nt "$out" ] || [ "$1/modules.cpio" -nt "$out" ]; then
+	if [ ! -f "$out" ] || [ "$(userspace_cpio)" -nt "$out" ] ||
+		[ "$1/modules.cpio" -nt "$out" ]; then
 		cat "$(userspace_cpio)" "$1/modules.cpio" >"$out.tmp" && mv "$out.tmp" "$out"
 	fi
 	echo "$out"
@@ -23,7 +24,7 @@ qemu_boot()
 {
 	local run=$1 kobj=$2 accel=$3 cpus=$4 mem=$5 share=$6 timeout=$7 append=$8 cpu=max
 	local fs=(ctl "$run/ctl" "" tools "$BLKMQ_TOOLS" ",readonly=on" share "$share" "")
-	local args=() i d
+	local args=() i d dopts=discard=unmap,aio=threads
 	shift 8
 	[ "$accel" = kvm ] && cpu=host
 	for ((i = 0; i < ${#fs[@]}; i += 3)); do
@@ -32,7 +33,7 @@ qemu_boot()
 	done
 	i=0
 	for d in "$@"; do
-		args+=(-drive "file=${d%%,*},if=none,id=vd$i,format=raw,discard=unmap,aio=threads,${d#*,}"
+		args+=(-drive "file=${d%%,*},if=none,id=vd$i,format=raw,$dopts,${d#*,}"
 		       -device "virtio-blk-pci,drive=vd$i,num-queues=$cpus")
 		i=$((i + 1))
 	done
@@ -74,7 +75,8 @@ vm_accel()
 			echo true >"$run/ctl/cmd"
 			msg "probing KVM: booting a guest with -accel kvm (30s bound)"
 			qemu_boot "$run" "$1" kvm 1 512 "$run/share" 30 "" || true
-			if tr -d '\r' <"$run/console.log" 2>/dev/null | grep -q '^BLKMQ_EXIT=0'; then
+			if tr -d '\r' <"$run/console.log" 2>/dev/null |
+				grep -q '^BLKMQ_EXIT=0'; then
 				printf '%s\nkvm\na KVM guest booted\n' "$boot_id" >"$cache"
 			else
 				printf '%s\ntcg\na KVM guest did not boot in 30s (log: %s)\n' \
@@ -114,15 +116,19 @@ vm()
 	one_of kernel "$kernel" $KERNELS
 	one_of config "$config" $CONFIGS
 	is_uint "$cpus" && [ "$cpus" -le 64 ] || die "vm: --cpus must be 1..64, not '$cpus'"
-	is_uint "$mem" && [ "$mem" -ge 256 ] || die "vm: --mem is in MiB and at least 256, not '$mem'"
-	is_uint "$timeout" || die "vm: --timeout must be a positive number of seconds, not '$timeout'"
-	[[ $name =~ ^[A-Za-z0-9._-]+$ ]] || die "vm: --name takes letters, digits, '.', '_' and '-', not '$name'"
+	is_uint "$mem" && [ "$mem" -ge 256 ] ||
+		die "vm: --mem is in MiB and at least 256, not '$mem'"
+	is_uint "$timeout" ||
+		die "vm: --timeout must be a positive number of seconds, not '$timeout'"
+	[[ $name =~ ^[A-Za-z0-9._-]+$ ]] ||
+		die "vm: --name takes letters, digits, '.', '_' and '-', not '$name'"
 	[ -z "${BLKMQ_ACCEL:-}" ] || one_of BLKMQ_ACCEL "$BLKMQ_ACCEL" kvm tcg
 	[ -z "$share" ] || [ -d "$share" ] || die "vm: share folder '$share' is not there"
 	for d in ${disks[@]+"${disks[@]}"}; do
 		[[ $d == *,* ]] || d="$d,cache=writeback"
 		[ -f "${d%%,*}" ] && [ -w "${d%%,*}" ] ||
-			die "vm: --disk '${d%%,*}' is not a writable file (make one: truncate -s 256M FILE)"
+			die "vm: --disk '${d%%,*}' is not a writable file" \
+				"(make one: truncate -s 256M FILE)"
 		[[ ${d#*,} =~ ^cache=(none|writeback)$ ]] ||
 			die "vm: --disk takes FILE[,cache=none|writeback], not '$d'"
 	done
@@ -133,7 +139,8 @@ vm()
 	fi
 
 	kobj=$(obj_dir "$kernel" "$config")
-	if [ ! -f "$kobj/arch/x86/boot/bzImage" ] || [ ! -f "$kobj/modules.cpio" ] || [ "${BLKMQ_REBUILD:-1}" = 1 ]; then
+	if [ ! -f "$kobj/arch/x86/boot/bzImage" ] || [ ! -f "$kobj/modules.cpio" ] ||
+		[ "${BLKMQ_REBUILD:-1}" = 1 ]; then
 		build "$kernel" "$config" || return 1
 	fi
 	ensure_userspace
@@ -156,7 +163,8 @@ vm()
 
 	vm_accel "$kobj"
 	accel=$ACCEL
-	msg "boot $kernel-$config: $cpus vCPUs, ${mem} MiB, accel $accel ($ACCEL_WHY), bound ${timeout}s"
+	msg "boot $kernel-$config: $cpus vCPUs, ${mem} MiB, accel $accel ($ACCEL_WHY)," \
+		"bound ${timeout}s"
 	msg "run folder: $run"
 	: >"$run/console.log"
 	if [ "$quiet" = 0 ]; then
@@ -165,7 +173,8 @@ vm()
 			tail -n +1 -F "$run/console.log" 2>/dev/null &
 			echo $! >"$run/.tail"
 			wait
-		} | sed -u 's/\r$//' | grep --line-buffered -vE '^\[ *[0-9]+\.[0-9]+\]|^BLKMQ_EXIT=' |
+		} | sed -u 's/\r$//' |
+			grep --line-buffered -vE '^\[ *[0-9]+\.[0-9]+\]|^BLKMQ_EXIT=' |
 			sed -u "s/^/${BLKMQ_LIVE_INDENT:-}/" &
 		tailpid=$!
 	fi
@@ -184,15 +193,18 @@ vm()
 	fi
 
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		warn "guest did not finish in ${timeout}s and was killed; console log: $run/console.log"
+		warn "guest did not finish in ${timeout}s and was killed;" \
+			"console log: $run/console.log"
 		rc=124
 	elif [ "$rc" != 0 ]; then
 		warn "qemu failed (exit $rc): $(tail -n 1 "$run/qemu.log")"
 		rc=125
 	else
-		rc=$(tr -d '\r' <"$run/console.log" | sed -n 's/^BLKMQ_EXIT=\([0-9]*\)$/\1/p' | tail -n 1)
+		rc=$(tr -d '\r' <"$run/console.log" |
+		     sed -n 's/^BLKMQ_EXIT=\([0-9]*\)$/\1/p' | tail -n 1)
 		if [ -z "$rc" ]; then
-			warn "guest stopped without reporting a status; console log: $run/console.log"
+			warn "guest stopped without reporting a status;" \
+				"console log: $run/console.log"
 			rc=125
 		fi
 	fi

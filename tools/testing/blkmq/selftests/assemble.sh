@@ -50,7 +50,8 @@ expect "base-only file keeps its mtime" old "$dest/block/blk-mq.c"
 rm "$repo/include/linux/blk-mq.h"
 : >"$repo/patches/removed"
 assemble "$base" "$repo" "$dest" v1 >/dev/null 2>&1 || fail "fourth assemble"
-expect "a file leaving the overlay returns to the base" grep -qx '#define X 1' "$dest/include/linux/blk-mq.h"
+expect "a file leaving the overlay returns to the base" \
+	grep -qx '#define X 1' "$dest/include/linux/blk-mq.h"
 expect "a file leaving patches/removed returns" test -f "$dest/drivers/block/null_old.c"
 
 cat >"$repo/patches/0002-stale.patch" <<'P'

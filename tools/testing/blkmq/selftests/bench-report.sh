@@ -31,11 +31,15 @@ for r in 1 2 3; do
 done >"$R/tags/tag-bench.txt"
 out=$(python3 "$BLKMQ_TOOLS/bench-report.py" "$R") || fail "bench-report failed: $out"
 line=$(grep '^series  mq' <<<"$out")
-expect "median and min-max over three repeats" grep -qE 'series +mq +1 libaio +32 +1 +2400 +1200 +3600' <<<"$line"
+expect "median and min-max over three repeats" \
+	grep -qE 'series +mq +1 libaio +32 +1 +2400 +1200 +3600' <<<"$line"
 # 50% of a CPU for 2 s over 2*iops I/Os: 500, 250, 167 us/IO; median 250.
-expect "CPU per I/O from usr+sys and runtime" grep -qE " 250\.00 +3$" <<<"$(grep '^stock   mq' <<<"$out")"
-expect "series/stock mq ratio" grep -q 'series mq / stock mq IOPS  libaio   QD32 jobs=1: 1.20' <<<"$out"
-expect "series mq/bio ratio" grep -q 'series mq / series bio IOPS libaio   QD32 jobs=1: 1.20' <<<"$out"
+expect "CPU per I/O from usr+sys and runtime" \
+	grep -qE " 250\.00 +3$" <<<"$(grep '^stock   mq' <<<"$out")"
+expect "series/stock mq ratio" \
+	grep -q 'series mq / stock mq IOPS  libaio   QD32 jobs=1: 1.20' <<<"$out"
+expect "series mq/bio ratio" \
+	grep -q 'series mq / series bio IOPS libaio   QD32 jobs=1: 1.20' <<<"$out"
 expect "tag bench: medians and ratio" grep -qE '^ +128 +1 +2 +600 +400 +1.50$' <<<"$out"
 expect "summary.json written" python3 -c "import json; json.load(open('$R/summary.json'))"
 expect "plot written" test -s "$R/iops.png"

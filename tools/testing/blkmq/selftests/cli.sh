@@ -4,23 +4,38 @@
 . "$(dirname "$0")/lib.sh"
 B=$BLKMQ_TOOLS/blkmq.sh
 
-expect_error "unknown command" "unknown command 'frob' \(valid: setup assemble build vm main bench check series check-bisect\)" "$B" frob
-expect_error "unknown kernel" "unknown kernel 'nosuch' \(valid: stock series\)" "$B" build nosuch bench
-expect_error "unknown config" "unknown config 'fast' \(valid: bench debug lockstat\)" "$B" build series fast
+cmds="setup assemble build vm main bench check series check-bisect"
+expect_error "unknown command" "unknown command 'frob' \(valid: $cmds\)" "$B" frob
+expect_error "unknown kernel" \
+	"unknown kernel 'nosuch' \(valid: stock series\)" \
+	"$B" build nosuch bench
+expect_error "unknown config" \
+	"unknown config 'fast' \(valid: bench debug lockstat\)" \
+	"$B" build series fast
 expect_error "build arity" "usage: blkmq build KERNEL CONFIG" "$B" build series
 expect_error "vm: unknown kernel" "unknown kernel 'foo'" "$B" vm --kernel foo -- true
 expect_error "vm: unknown config" "unknown config 'x'" "$B" vm --config x -- true
-expect_error "vm: script not there" "script '/no/such/script.sh' is not there" "$B" vm --script /no/such/script.sh
-expect_error "vm: share not there" "share folder '/no/such/dir' is not there" "$B" vm --share /no/such/dir -- true
+expect_error "vm: script not there" \
+	"script '/no/such/script.sh' is not there" \
+	"$B" vm --script /no/such/script.sh
+expect_error "vm: share not there" \
+	"share folder '/no/such/dir' is not there" \
+	"$B" vm --share /no/such/dir -- true
 expect_error "vm: bad cpus" "--cpus must be 1..64, not '0'" "$B" vm --cpus 0 -- true
 expect_error "vm: bad mem" "--mem is in MiB and at least 256, not '1G'" "$B" vm --mem 1G -- true
-expect_error "vm: bad timeout" "--timeout must be a positive number of seconds, not 'soon'" "$B" vm --timeout soon -- true
+expect_error "vm: bad timeout" \
+	"--timeout must be a positive number of seconds, not 'soon'" \
+	"$B" vm --timeout soon -- true
 expect_error "vm: unknown option" "vm: unknown option '--frob'" "$B" vm --frob
 expect_error "vm: nothing to run" "vm: nothing to run" "$B" vm
 expect_error "main: unknown kernel" "unknown kernel 'old'" "$B" main --kernel old
-expect_error "main: bad runtime" "--runtime must be a positive number of seconds, not '-1'" "$B" main --runtime -1
+expect_error "main: bad runtime" \
+	"--runtime must be a positive number of seconds, not '-1'" \
+	"$B" main --runtime -1
 expect_error "main: unknown option" "main: unknown option '--fast'" "$B" main --fast
-expect_error "BLKMQ_ACCEL" "unknown BLKMQ_ACCEL 'hvf' \(valid: kvm tcg\)" env BLKMQ_ACCEL=hvf "$B" vm -- true
+expect_error "BLKMQ_ACCEL" \
+	"unknown BLKMQ_ACCEL 'hvf' \(valid: kvm tcg\)" \
+	env BLKMQ_ACCEL=hvf "$B" vm -- true
 expect_error "bench: bad repeats" "--repeats must be 1..50, not '0'" "$B" bench --repeats 0
 expect_error "bench: bad cpus" "--cpus must be 1..64, not 'x'" "$B" bench --cpus x
 expect_error "bench: unknown option" "bench: unknown option '--kernel'" "$B" bench --kernel stock

@@ -7,7 +7,8 @@ printf 'CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=m\n' >"$T/frag"
 printf 'CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=m\nCONFIG_D=y\n' >"$T/obj/.config"
 expect "all options present passes" check_config "$T/obj" "$T/frag"
 printf 'CONFIG_A=y\nCONFIG_B=y\n# CONFIG_C is not set\n' >"$T/obj/.config"
-expect_error "missing options are named" 'not in .*\.config .*: # CONFIG_B is not set, CONFIG_C=m$' \
+expect_error "missing options are named" \
+	'not in .*\.config .*: # CONFIG_B is not set, CONFIG_C=m$' \
 	check_config "$T/obj" "$T/frag"
 for f in "$BLKMQ_TOOLS"/configs/*.config; do
 	bad=$(grep -vE '^(CONFIG_[A-Z0-9_]+=.+|# CONFIG_[A-Z0-9_]+ is not set|#.*|)$' "$f")
@@ -20,7 +21,7 @@ cat >"$T/build.log" <<'LOG'
   CC      block/blk-core.o
 block/blk-mq.c: In function 'blk_mq_foo':
 block/blk-mq.c:12:9: warning: unused variable 'x' [-Wunused-variable]
-block/blk-mq.c:40:2: error: implicit declaration of function 'bar' [-Werror=implicit-function-declaration]
+block/blk-mq.c:40:2: error: implicit declaration of function 'bar'
 block/blk-mq.c:41:2: error: 'baz' undeclared (first use in this function)
 make[3]: *** [scripts/Makefile.build:250: block/blk-mq.o] Error 1
 make[2]: *** [scripts/Makefile.build:500: block] Error 2

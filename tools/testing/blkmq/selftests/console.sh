@@ -3,12 +3,16 @@
 . "$(dirname "$0")/lib.sh"
 
 clean=$T/clean.log
-printf '[    0.000000] Linux version 6.1.0\r\n[    1.2] null_blk: disk nullb0 created\r\nok 1 fio verify # errors 0\r\nBLKMQ_EXIT=0\r\n' >"$clean"
-expect "a clean log has no report" bash -c ". '$BLKMQ_TOOLS/lib/console.sh'; ! console_reports '$clean' >/dev/null"
+printf '%s\r\n' '[    0.000000] Linux version 6.1.0' \
+	'[    1.2] null_blk: disk nullb0 created' 'ok 1 fio verify # errors 0' \
+	'BLKMQ_EXIT=0' >"$clean"
+expect "a clean log has no report" \
+	bash -c ". '$BLKMQ_TOOLS/lib/console.sh'; ! console_reports '$clean' >/dev/null"
 
 while read -r line; do
 	[ -n "$line" ] || continue
-	printf '[    1.0] booting\r\n[    2.0] %s\r\n[    2.1] RIP: 0010:blk_mq_foo+0x1/0x2\r\n' "$line" >"$T/r.log"
+	printf '%s\r\n' '[    1.0] booting' "[    2.0] $line" \
+		'[    2.1] RIP: 0010:blk_mq_foo+0x1/0x2' >"$T/r.log"
 	out=$(console_reports "$T/r.log") || fail "not caught: $line"
 	grep -qF "$line" <<<"$out" || fail "report line not printed: $line"
 	grep -q 'RIP:' <<<"$out" || fail "lines after the report not printed: $line"

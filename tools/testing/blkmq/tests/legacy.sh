@@ -74,7 +74,8 @@ fi
 if load memory_backed=1; then
 	s=$(cat $sched)
 	case "$s" in
-	*"[deadline]"*noop*|*noop*"[deadline]"*) ktap_result 0 "default scheduler is deadline" "$s" ;;
+	*"[deadline]"*noop*|*noop*"[deadline]"*)
+		ktap_result 0 "default scheduler is deadline" "$s" ;;
 	*) ktap_result 1 "default scheduler is deadline" "$s" ;;
 	esac
 	nullb_unload

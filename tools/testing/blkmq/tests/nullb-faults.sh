@@ -49,7 +49,8 @@ fault_cases()
 			if read_block $b; then pattern="${pattern}."; else pattern="${pattern}X"; fi
 		done
 		ktap_result $([ "$pattern" = "..X..X" ]; echo $?) \
-			"${p}timeout_every=3: every 3rd request fails" "pattern $pattern (X = failed)"
+			"${p}timeout_every=3: every 3rd request fails" \
+			"pattern $pattern (X = failed)"
 		nullb_unload
 	else
 		ktap_result 1 "${p}timeout_every=3: every 3rd request fails" "load failed"
@@ -70,7 +71,8 @@ fault_cases()
 		rc=$?
 		err=$(cut -d';' -f5 /tmp/fio.out | grep -E '^[0-9]+$' | head -n 1)
 		ktap_result $([ $rc = 0 ] && [ "$err" = 0 ]; echo $?) \
-			"${p}requeue_every=$n: fio verify has 0 errors" "fio exit $rc, errors ${err:-?}"
+			"${p}requeue_every=$n: fio verify has 0 errors" \
+			"fio exit $rc, errors ${err:-?}"
 		nullb_unload
 	done
 }

@@ -65,9 +65,9 @@ for m in $MODES; do
 			[ $rc != 0 ] && grep -q 'Invalid argument' /tmp/fio.out ||
 				why="${why:+$why, }$a: fio exit $rc"
 		done
+		t="$mn: direct reads of 512 B, or at offset 512,"
 		ktap_result $([ -z "$why" ]; echo $?) \
-			"$mn: direct reads of 512 B, or at offset 512, on 4 KiB sectors fail with EINVAL" \
-			"${why:-both EINVAL}"
+			"$t on 4 KiB sectors fail with EINVAL" "${why:-both EINVAL}"
 	else
 		for t in "read at end" "write past end" "misaligned direct I/O"; do
 			ktap_result 1 "$mn: $t" "load failed"
@@ -184,7 +184,9 @@ for m in $MODES; do
 			[ "$(inflight nullb1)" = "0 0" ] ||
 				why="${why:+$why, }inflight $(inflight nullb1)"
 			[ "$(awk '{ $1 = $1; print }' /sys/block/nullb1/stat)" = \
-			  "$(awk '$3 == "nullb1" { $1 = $2 = $3 = ""; $0 = $0; $1 = $1; print }' /proc/diskstats)" ] ||
+			  "$(awk '$3 == "nullb1" {
+				$1 = $2 = $3 = ""; $0 = $0; $1 = $1; print
+			  }' /proc/diskstats)" ] ||
 				why="${why:+$why, }sysfs stat differs from diskstats"
 		fi
 		if [ $m = 2 ]; then
@@ -192,7 +194,8 @@ for m in $MODES; do
 				why="${why:+$why, }mq ctx completed +$((c1 - c0))"
 		fi
 		if [ $m = 0 ]; then
-			t="$mn: 400 writes during hotplug all complete (no request counters in bio mode)"
+			t="$mn: 400 writes during hotplug all complete"
+			t="$t (no request counters in bio mode)"
 		else
 			t="$mn: 400 writes during hotplug: none lost or doubled, counters agree"
 		fi

@@ -37,10 +37,14 @@ for m in 0 1 2; do
 		--output-format=terse --terse-version=3 >/tmp/fio.out 2>&1
 	rc=$?
 	err=$(cut -d';' -f5 /tmp/fio.out | head -n 1)
-	ktap_result $((rc != 0 || err != 0)) "fio verify on null_blk $name" "fio exit $rc, errors ${err:-?}"
+	ktap_result $((rc != 0 || err != 0)) "fio verify on null_blk $name" \
+		"fio exit $rc, errors ${err:-?}"
 	nullb_unload
 done
 # Without request_fn mode the plan has one line fewer: close it honestly.
-case "$modes" in *1*) ;; *) ktap_skip "fio verify on null_blk request_fn" "mode not in this kernel" ;; esac
+case "$modes" in
+*1*) ;;
+*) ktap_skip "fio verify on null_blk request_fn" "mode not in this kernel" ;;
+esac
 
 ktap_done

@@ -3,8 +3,9 @@
 # has.  The host gives two disks backed by files, one queue per vCPU:
 # vda with cache=none, vdb with cache=writeback (see CHECK_SUITES).
 # Per disk: the queue layout, fio verify, a flush-heavy job and the
-# flushes it makes, O_SYNC writes (REQ_FUA) and theirs; discard; then loop on a file, and the data written for the
-# reboot check (virtio-reboot.sh verifies it in the next boot).
+# flushes it makes, O_SYNC writes (REQ_FUA) and theirs; discard; then
+# loop on a file, and the data written for the reboot check
+# (virtio-reboot.sh verifies it in the next boot).
 . /blkmq/guest/lib.sh
 
 ktap_header 15
@@ -65,7 +66,8 @@ if [ "$(cat /sys/block/vdb/queue/discard_max_bytes 2>/dev/null)" -gt 0 ] 2>/dev/
 	rc=$?
 	c1=$(diskstat vdb 12)
 	ktap_result $([ $rc = 0 ] && [ $((c1 - c0)) -ge 1 ]; echo $?) \
-		"vdb: discard of 8 MiB completes" "exit $rc, discards +$((c1 - c0)) $(cat /tmp/discard.err)"
+		"vdb: discard of 8 MiB completes" \
+		"exit $rc, discards +$((c1 - c0)) $(cat /tmp/discard.err)"
 else
 	ktap_skip "vdb: discard" "the device offers no discard"
 fi

@@ -3,17 +3,21 @@
 """The cover letter of make series, and the checkpatch findings it keeps.
 
 usage: series-cover.py cover COVER TEXT RESULTS CHECKPATCH ALLOW BASE
-       series-cover.py unallowed CHECKPATCH ALLOW
+       series-cover.py verify CHECKPATCH ALLOW
 
 cover fills in COVER, the 0000-cover-letter.patch git format-patch
 --cover-letter wrote: TEXT gives its subject (first line) and blurb;
 RESULTS is the harness's results folder (the newest bench-*, else main-*,
 summary.json gives the benchmark section); CHECKPATCH holds the findings
 of checkpatch --strict on the patches, one "PATCH:LINE: LEVEL:TYPE:
-message [FILE]" line each; ALLOW lists the findings kept on purpose, one
-"TYPE FILE-GLOB reason" line each; BASE names the base.
+message [FILE]" line each, and one "PATCH:0: TOTAL: checkpatch's total
+line" per patch; ALLOW lists the findings kept on purpose, one "TYPE
+FILE-GLOB reason" line each; BASE names the base.
 
-unallowed prints the findings ALLOW does not cover and exits 1 if any.
+verify prints "N errors, N warnings, N checks" and how many ALLOW keeps,
+then every finding ALLOW does not keep; it exits 1 if there is one, or
+if checkpatch's own totals are missing for a patch or differ from the
+findings read.
 """
 import fnmatch
 import glob
@@ -25,6 +29,9 @@ import textwrap
 
 FINDING = re.compile(r"^(?P<patch>[^:]+):(?P<line>\d+): (?P<level>ERROR|WARNING|CHECK):"
                      r"(?P<type>[A-Z0-9_]+): (?P<msg>.*) \[(?P<file>[^\]]*)\]$")
+TOTAL = re.compile(r"^(?P<patch>[^:]+):0: TOTAL: (?P<line>.*)$")
+COUNTS = re.compile(r"^total: (\d+) errors, (\d+) warnings, (\d+) checks, ")
+LEVELS = ("ERROR", "WARNING", "CHECK")
 
 
 def newest(results, prefix):
@@ -87,11 +94,17 @@ def where(x):
     return f"{x['patch'][:4]}:{x['line']}" + (f" {x['file']}" if x["file"] else "")
 
 
+def counts(findings):
+    """(errors, warnings, checks) among findings."""
+    return tuple(sum(1 for x in findings if x["level"] == lvl) for lvl in LEVELS)
+
+
+def counts_text(n):
+    return f"{n[0]} errors, {n[1]} warnings, {n[2]} checks"
+
+
 def checkpatch(findings, allow):
-    count = {lvl: sum(1 for x in findings if x["level"] == lvl)
-             for lvl in ("ERROR", "WARNING", "CHECK")}
-    out = [f"checkpatch.pl --strict on every patch: {count['ERROR']} errors, "
-           f"{count['WARNING']} warnings, {count['CHECK']} checks."]
+    out = [f"checkpatch.pl --strict on every patch: {counts_text(counts(findings))}."]
     kept = {}
     other = []
     for x in findings:
@@ -138,19 +151,42 @@ def cover(path, text, results, findings, allow, base):
     return 0
 
 
-def unallowed(findings, allow):
+def totals(path):
+    """Sum of checkpatch's own total lines, and the patches without one."""
+    n = [0, 0, 0]
+    broken = []
+    with open(path) as f:
+        for m in filter(None, map(TOTAL.match, f.read().splitlines())):
+            c = COUNTS.match(m["line"])
+            if not c:
+                broken.append(m["patch"])
+                continue
+            n = [a + int(b) for a, b in zip(n, c.groups())]
+    return tuple(n), broken
+
+
+def verify(path, allow):
     allow = load_allow(allow)
-    bad = [x for x in load_findings(findings) if not allowed_by(x, allow)]
+    findings = load_findings(path)
+    bad = [x for x in findings if not allowed_by(x, allow)]
+    n = counts(findings)
+    print(f"{counts_text(n)}; {len(findings) - len(bad)} kept, {len(bad)} not kept")
     for x in bad:
         print(f"{x['patch']}:{x['line']}: {x['level']}:{x['type']}: {x['msg']} [{x['file']}]")
-    return 1 if bad else 0
+    total, broken = totals(path)
+    for p in broken:
+        print(f"{p}: checkpatch did not finish (no total line)")
+    if not broken and total != n:
+        print(f"checkpatch's own totals ({counts_text(total)}) differ from the findings read")
+        broken.append("totals")
+    return 1 if bad or broken else 0
 
 
 def main():
     if len(sys.argv) == 8 and sys.argv[1] == "cover":
         return cover(*sys.argv[2:])
-    if len(sys.argv) == 4 and sys.argv[1] == "unallowed":
-        return unallowed(*sys.argv[2:])
+    if len(sys.argv) == 4 and sys.argv[1] == "verify":
+        return verify(*sys.argv[2:])
     sys.exit(__doc__)
 
 

@@ -236,15 +236,16 @@ series_export()
 }
 
 # series_checkpatch DIR BASE: checkpatch --strict on every patch in DIR,
-# one "PATCH:LINE: LEVEL:TYPE: message [FILE:LINE]" line per finding.  The
-# patches go in on stdin: checkpatch reads a path git tracks as a source
-# file, not as a patch.
+# one "PATCH:LINE: LEVEL:TYPE: message [FILE:LINE]" line per finding and
+# "PATCH:0: TOTAL: total: ..." with checkpatch's own counts (empty if it
+# did not finish).  The patches go in on stdin: checkpatch reads a path
+# git tracks as a source file, not as a patch.
 series_checkpatch()
 {
 	local p
 	for p in "$1"/[0-9][0-9][0-9][0-9]-*.patch; do
 		case $(basename "$p") in 0000-cover-letter.patch) continue ;; esac
-		perl "$2/scripts/checkpatch.pl" --strict --no-tree --show-types --no-summary \
+		perl "$2/scripts/checkpatch.pl" --strict --no-tree --show-types \
 			- <"$p" 2>&1 | awk -v patch="$(basename "$p")" '
 			function flush() {
 				if (f != "")
@@ -261,7 +262,11 @@ series_checkpatch()
 				flush(); next
 			}
 			f != "" && /^#[0-9]+:/ { l = substr($1, 2, length($1) - 2); flush(); next }
-			END { flush() }'
+			/^total: / { flush(); total = $0 }
+			END {
+				flush()
+				print patch ":0: TOTAL: " total
+			}'
 	done
 }
 

@@ -15,12 +15,16 @@ printf 'int core;\nint seam;\nint tail;\n' >"$fbase/block/blk-core.c"
 printf 'int old;\n' >"$fbase/drivers/block/old/main.c"
 printf 'doc\n' >"$fbase/Documentation/old.rst"
 printf 'MAINTAINERS\n' >"$fbase/MAINTAINERS"
-# checkpatch stand-in: one finding in the harness patch, none elsewhere
+# checkpatch stand-in: one finding in the harness patch, none elsewhere,
+# and checkpatch's total line for each patch.
 cat >"$fbase/scripts/checkpatch.pl" <<'EOF'
 my $in = join("", <STDIN>);
 if ($in =~ m@tools/run@) {
 	print "WARNING:LONG_LINE: line length of 101 exceeds 100 columns\n";
 	print "#9: FILE: tools/run:2:\n+x\n\n";
+	print "total: 0 errors, 1 warnings, 0 checks, 9 lines checked\n";
+} else {
+	print "total: 0 errors, 0 warnings, 0 checks, 9 lines checked\n";
 }
 EOF
 mkdir -p "$fbase/tools"
@@ -92,11 +96,25 @@ expect "cover subject" \
 expect "cover: no benchmark yet" grep -q 'run make bench' "$S/0000-cover-letter.patch"
 expect "cover: the kept finding" grep -q 'Kept WARNING:LONG_LINE' "$S/0000-cover-letter.patch"
 found=$BLKMQ_OUT/series.work/checkpatch.txt
-expect "checkpatch findings all allowed" \
-	python3 "$BLKMQ_TOOLS/series-cover.py" unallowed "$found" "$T/allow.txt"
+verify() { python3 "$BLKMQ_TOOLS/series-cover.py" verify "$found" "$T/allow.txt"; }
+out=$(verify) || fail "checkpatch findings all allowed: $out"
+pass "checkpatch findings all allowed: $out"
+expect "the counts by level" \
+	test "$out" = "0 errors, 1 warnings, 0 checks; 1 kept, 0 not kept"
 : >"$T/allow.txt"
+out=$(verify) && fail "a finding not allowed passes: $out"
 expect "a finding not allowed is reported" \
-	not python3 "$BLKMQ_TOOLS/series-cover.py" unallowed "$found" "$T/allow.txt"
+	grep -qx '000[0-9]-tools-harness.patch:9: WARNING:LONG_LINE: .* \[tools/run\]' <<<"$out"
+printf 'LONG_LINE tools/* kept on purpose\n' >"$T/allow.txt"
+cp "$found" "$T/found.txt"
+grep -v ':0: TOTAL: ' "$T/found.txt" >"$found"
+out=$(verify) && fail "findings with no checkpatch totals pass: $out"
+expect "checkpatch's totals missing fails" grep -q 'differ from the findings read' <<<"$out"
+sed 's/^\(0001-[^:]*:0: TOTAL: \).*/\1/' "$T/found.txt" >"$found"
+out=$(verify) && fail "a checkpatch that died passes: $out"
+expect "a checkpatch that died is named" \
+	grep -qx '0001-null-new-driver.patch: checkpatch did not finish (no total line)' <<<"$out"
+cp "$T/found.txt" "$found"
 
 assemble "$fbase" "$repo" "$T/series-tree" 1.0 >/dev/null 2>&1 || fail "assemble"
 series_am "$T/am" >/dev/null 2>&1 || fail "git am: $(cat "$T/am.am.log")"

@@ -166,9 +166,4 @@ void lq_drain_begin(struct request_queue *q);
 void lq_drain_end(struct request_queue *q);
 void lq_free_request(struct lq_queue *lq, struct request *rq);
 
-/* blk-merge.c, without a header since blk-mq-sched.h went away */
-bool blk_mq_sched_try_merge(struct request_queue *q, struct bio *bio,
-			    unsigned int nr_segs,
-			    struct request **merged_request);
-
 #endif /* BLK_LEGACY_INTERNAL_H */

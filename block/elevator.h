@@ -87,6 +87,10 @@ struct request *elv_former_request(struct request_queue *q,
 				   struct request *rq);
 struct request *elv_latter_request(struct request_queue *q,
 				   struct request *rq);
+/* blk-merge.c: merge @bio into the request the elevator finds for it. */
+bool blk_mq_sched_try_merge(struct request_queue *q, struct bio *bio,
+			    unsigned int nr_segs,
+			    struct request **merged_request);
 
 /* Queue setup and teardown (genhd.c, blk-sysfs.c). */
 void elevator_init_mq(struct request_queue *q);

@@ -11,6 +11,7 @@
 #   blkmq bench [--cpus N] [--repeats N] [--runtime S]
 #                                    stock vs series, fio matrix, A B A B ...
 #   blkmq check                      the whole test suite
+#   blkmq check-sparse               its sparse step alone: stock vs series
 #   blkmq series                     the series as git format-patch files
 #   blkmq check-bisect [--max N]     build every exported patch in turn
 #
@@ -19,12 +20,13 @@ set -u
 set -o pipefail
 
 BLKMQ_TOOLS=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
-for f in common setup assemble build initramfs console vm main bench check series bisect; do
+for f in common setup assemble build initramfs console vm main bench check sparse series \
+	bisect; do
 	# shellcheck source=/dev/null
 	. "$BLKMQ_TOOLS/lib/$f.sh"
 done
 
-usage() { sed -n '3,18s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '3,/^# Output goes/s/^# \{0,1\}//p' "$0"; }
 
 [ $# -gt 0 ] || { usage; exit 2; }
 cmd=$1
@@ -45,11 +47,17 @@ vm) vm "$@" ;;
 main) main_job "$@" ;;
 bench) bench_job "$@" ;;
 check) check "$@" ;;
+check-sparse)
+	[ $# -eq 0 ] || die "check-sparse takes no arguments"
+	build stock bench && build series bench || exit 1
+	check_sparse
+	[ "$CHECK_FAIL" = 0 ]
+	;;
 series) [ $# -eq 0 ] || die "series takes no arguments"; series_export ;;
 check-bisect) check_bisect "$@" ;;
 -h|--help|help) usage ;;
 *)
 	die "unknown command '$cmd'" \
-		"(valid: setup assemble build vm main bench check series check-bisect)"
+		"(valid: setup assemble build vm main bench check check-sparse series check-bisect)"
 	;;
 esac

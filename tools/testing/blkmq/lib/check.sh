@@ -251,6 +251,13 @@ check()
 		[[ $built == *" $kc "* ]] && check_ours "${kc%-*}" "${kc#*-}"
 	done
 
+	if [[ $built == *" stock-bench "* && $built == *" series-bench "* ]]; then
+		check_sparse
+	else
+		check_result 1 "sparse: the series adds no finding in block/ and null_blk" \
+			"a bench kernel did not build"
+	fi
+
 	if [[ $built == *" stock-bench "* ]]; then
 		check_runner stock bench
 	else

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 B=$BLKMQ_TOOLS/blkmq.sh
 
-cmds="setup assemble build vm main bench check series check-bisect"
+cmds="setup assemble build vm main bench check check-sparse series check-bisect"
 expect_error "unknown command" "unknown command 'frob' \(valid: $cmds\)" "$B" frob
 expect_error "unknown kernel" \
 	"unknown kernel 'nosuch' \(valid: stock series\)" \
@@ -40,6 +40,8 @@ expect_error "bench: bad repeats" "--repeats must be 1..50, not '0'" "$B" bench 
 expect_error "bench: bad cpus" "--cpus must be 1..64, not 'x'" "$B" bench --cpus x
 expect_error "bench: unknown option" "bench: unknown option '--kernel'" "$B" bench --kernel stock
 expect_error "series: no arguments" "series takes no arguments" "$B" series now
+expect_error "check-sparse: no arguments" "check-sparse takes no arguments" \
+	"$B" check-sparse now
 expect_error "check-bisect: bad max" "--max must be a positive number, not '0x'" \
 	"$B" check-bisect --max 0x
 expect_error "check-bisect: unknown option" "check-bisect: unknown option '--frob'" \

@@ -7,7 +7,8 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export BLKMQ_OUT=$T/out
 
-for f in common setup assemble build initramfs console vm main bench check series bisect; do
+for f in common setup assemble build initramfs console vm main bench check sparse series \
+	bisect; do
 	# shellcheck source=/dev/null
 	. "$BLKMQ_TOOLS/lib/$f.sh"
 done

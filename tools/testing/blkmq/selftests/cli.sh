@@ -24,6 +24,7 @@ expect_error "BLKMQ_ACCEL" "unknown BLKMQ_ACCEL 'hvf' \(valid: kvm tcg\)" env BL
 expect_error "bench: bad repeats" "--repeats must be 1..50, not '0'" "$B" bench --repeats 0
 expect_error "bench: bad cpus" "--cpus must be 1..64, not 'x'" "$B" bench --cpus x
 expect_error "bench: unknown option" "bench: unknown option '--kernel'" "$B" bench --kernel stock
+expect_error "bench: unknown part" "bench: --parts: unknown part 'disk' \\(valid: nullb, virtio, tags, lockstat\\)" "$B" bench --parts nullb,disk
 expect_error "series: no arguments" "series takes no arguments" "$B" series now
 expect_error "check-bisect: bad max" "--max must be a positive number, not '0x'" \
 	"$B" check-bisect --max 0x

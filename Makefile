@@ -41,13 +41,16 @@ clean:
 
 # make bench: stock vs series, the whole fio matrix, A B A B ... booted.
 # Options: CPUS=N (vCPUs: a bigger machine shows scaling 1, 2, 4 ... N),
-#          REPEATS=N (at least 5 for the method), BENCH_RUNTIME=S per job.
+#          REPEATS=N (at least 5 for the method), BENCH_RUNTIME=S per job,
+#          BENCH_PARTS=LIST (some of nullb,virtio,tags,lockstat; default all).
 REPEATS ?= 5
 BENCH_RUNTIME ?= 3
+BENCH_PARTS ?= nullb,virtio,tags,lockstat
 
 .PHONY: bench
 bench:
-	@$(BLKMQ) bench --cpus $(CPUS) --repeats $(REPEATS) --runtime $(BENCH_RUNTIME)
+	@$(BLKMQ) bench --cpus $(CPUS) --repeats $(REPEATS) --runtime $(BENCH_RUNTIME) \
+		--parts $(BENCH_PARTS)
 
 # make series: the repo as a git format-patch series (out/series/).
 # make check-bisect: build each exported patch in turn (bench config);

@@ -16,6 +16,8 @@
  *     scheduler refills when it runs dry
  *   driver completes: blk_end_request*() or blk_complete_request() ->
  *     softirq -> the driver's softirq_done -> blk_end_request*().
+ *   REQ_PREFLUSH and REQ_FUA requests skip the scheduler and make one
+ *     trip to the driver per step of their flush sequence.
  *
  * Documentation/block/request-fn.rst describes the interface.
  */
@@ -107,6 +109,7 @@ static struct request *lq_get_request(struct lq_queue *lq, struct bio *bio,
 	lrq = mempool_alloc(lq->pool, GFP_NOIO);
 	INIT_LIST_HEAD(&lrq->node);
 	lrq->where = LQ_RQ_NEW;
+	lrq->flush_steps = 0;
 	rq = &lrq->rq;
 
 	blk_rq_init(q, rq);
@@ -400,6 +403,151 @@ static void lq_finish_request(struct lq_queue *lq, struct request *rq)
 	lq_free_request(lq, rq);
 }
 
+/* ---------------------------------------------------------------------
+ * Flush sequences
+ *
+ * On a queue with a volatile write cache (blk_queue_write_cache()), a
+ * request with REQ_PREFLUSH or REQ_FUA goes to the driver in up to three
+ * steps, each one only after the one before it completed:
+ *
+ *   LQ_FLUSH_PRE	REQ_OP_FLUSH, no data: for REQ_PREFLUSH
+ *   LQ_FLUSH_DATA	the data, with REQ_FUA only if the driver has FUA
+ *   LQ_FLUSH_POST	REQ_OP_FLUSH, no data: REQ_FUA without driver FUA
+ *
+ * The request itself makes every trip; for a flush step it carries no
+ * bio and no bytes.  RQF_FLUSH_SEQ keeps blk_update_request() from
+ * ending the bio when the data step completes: lq_flush_finish() ends
+ * it once the last step is done, or at the first step that fails.
+ * Flush requests never merge, so rq->biotail is the request's only bio.
+ */
+#define LQ_FLUSH_PRE	BIT(0)
+#define LQ_FLUSH_DATA	BIT(1)
+#define LQ_FLUSH_POST	BIT(2)
+
+/* Make @rq look like its next step to the driver. */
+static void lq_flush_prep(struct request *rq)
+{
+	struct lq_rq *lrq = lq_rq_of(rq);
+
+	if (lrq->flush_steps & LQ_FLUSH_PRE ||
+	    !(lrq->flush_steps & LQ_FLUSH_DATA)) {
+		rq->cmd_flags = REQ_OP_FLUSH | REQ_PREFLUSH |
+				(lrq->flush_opf & REQ_FAILFAST_MASK);
+		rq->bio = NULL;
+		rq->__data_len = 0;
+	} else {
+		rq->cmd_flags = lrq->flush_opf;
+		rq->bio = rq->biotail;
+		rq->__data_len = rq->bio->bi_iter.bi_size;
+	}
+}
+
+/* End the sequence: the bio gets @error, the request goes back. */
+static void lq_flush_finish(struct lq_queue *lq, struct request *rq,
+			    blk_status_t error)
+{
+	struct lq_rq *lrq = lq_rq_of(rq);
+
+	lrq->flush_steps = 0;
+	rq->rq_flags &= ~RQF_FLUSH_SEQ;
+	rq->cmd_flags = lrq->flush_opf;
+	rq->bio = rq->biotail;
+	rq->__data_len = rq->bio->bi_iter.bi_size;
+	blk_update_request(rq, error, blk_rq_bytes(rq));
+	lq_finish_request(lq, rq);
+}
+
+/* A flush step is counted in the disk's flush statistics, as in mq. */
+static void lq_account_flush(struct request *rq)
+{
+	struct gendisk *disk = rq->q->disk;
+
+	if (!disk || !blk_queue_io_stat(rq->q))
+		return;
+	part_stat_lock();
+	part_stat_inc(disk->part0, ios[STAT_FLUSH]);
+	part_stat_add(disk->part0, nsecs[STAT_FLUSH],
+		      ktime_get_ns() - rq->io_start_time_ns);
+	part_stat_unlock();
+}
+
+/*
+ * Start the flush sequence of a new request: queue its first step, or
+ * end it at once if there is nothing to do.
+ */
+static void lq_flush_start(struct lq_queue *lq, struct request *rq)
+{
+	struct request_queue *q = lq->q;
+	struct lq_rq *lrq = lq_rq_of(rq);
+	bool fua = test_bit(QUEUE_FLAG_FUA, &q->queue_flags);
+	blk_opf_t opf = rq->cmd_flags;
+	unsigned int steps = 0;
+
+	if (!test_bit(QUEUE_FLAG_WC, &q->queue_flags))
+		opf &= ~(REQ_PREFLUSH | REQ_FUA);
+	if (opf & REQ_PREFLUSH)
+		steps |= LQ_FLUSH_PRE;
+	if (blk_rq_bytes(rq)) {
+		steps |= LQ_FLUSH_DATA;
+		if ((opf & REQ_FUA) && !fua)
+			steps |= LQ_FLUSH_POST;
+	}
+	opf &= ~REQ_PREFLUSH;
+	if (!fua)
+		opf &= ~REQ_FUA;
+	lrq->flush_opf = opf;
+
+	if (steps == LQ_FLUSH_DATA) {
+		/* a FUA write the driver takes as it is */
+		rq->cmd_flags = opf;
+		lq_dispatch_add(lq, rq);
+		return;
+	}
+	rq->rq_flags |= RQF_FLUSH_SEQ;
+	lrq->flush_steps = steps;
+	if (!steps) {
+		lq_flush_finish(lq, rq, BLK_STS_OK);
+		return;
+	}
+	lq_flush_prep(rq);
+	lq_dispatch_add(lq, rq);
+}
+
+/*
+ * The driver ended @nr_bytes of a request in a flush sequence with
+ * @error: finish the data step piece by piece; once a step is done,
+ * queue the next one at the head of the queue, or end the sequence.
+ * Returns what __blk_end_request() returns.
+ */
+static bool lq_flush_end(struct lq_queue *lq, struct request *rq,
+			 blk_status_t error, unsigned int nr_bytes)
+{
+	struct lq_rq *lrq = lq_rq_of(rq);
+	unsigned int step = lrq->flush_steps & -lrq->flush_steps;
+
+	lockdep_assert_held(lq->lock);
+
+	if (step == LQ_FLUSH_DATA) {
+		if (blk_update_request(rq, error, nr_bytes))
+			return true;
+	} else {
+		lq_account_flush(rq);
+	}
+
+	lrq->flush_steps &= ~step;
+	if (error || !lrq->flush_steps) {
+		lq_flush_finish(lq, rq, error);
+		return false;
+	}
+	blk_requeue_request(lq->q, rq);
+	lq_flush_prep(rq);
+	/* each step's time, for the flush statistics */
+	rq->io_start_time_ns = 0;
+	/* not from here: the driver may be ending it inside request_fn */
+	blk_run_queue_async(lq->q);
+	return false;
+}
+
 /**
  * __blk_end_request - complete part of a request
  * @rq: a started request
@@ -419,6 +567,8 @@ bool __blk_end_request(struct request *rq, blk_status_t error,
 
 	lockdep_assert_held(lq->lock);
 
+	if (unlikely(rq->rq_flags & RQF_FLUSH_SEQ))
+		return lq_flush_end(lq, rq, error, nr_bytes);
 	if (blk_update_request(rq, error, nr_bytes))
 		return true;
 	lq_finish_request(lq, rq);
@@ -442,7 +592,14 @@ bool blk_end_request(struct request *rq, blk_status_t error,
 {
 	struct lq_queue *lq = lq_of(rq->q);
 	unsigned long flags;
+	bool more;
 
+	if (unlikely(rq->rq_flags & RQF_FLUSH_SEQ)) {
+		spin_lock_irqsave(lq->lock, flags);
+		more = lq_flush_end(lq, rq, error, nr_bytes);
+		spin_unlock_irqrestore(lq->lock, flags);
+		return more;
+	}
 	if (blk_update_request(rq, error, nr_bytes))
 		return true;
 	spin_lock_irqsave(lq->lock, flags);
@@ -674,8 +831,8 @@ static struct lq_plug *lq_get_plug(struct request_queue *q)
 
 /*
  * Give @rq to the scheduler, merged into the request it continues if
- * there is one; flush requests and requests that may not merge or be
- * sorted go straight to the dispatch list.
+ * there is one; passthrough requests go straight to the dispatch list,
+ * flush and FUA requests through their flush sequence.
  */
 static void lq_add_request(struct lq_queue *lq, struct request *rq)
 {
@@ -684,8 +841,12 @@ static void lq_add_request(struct lq_queue *lq, struct request *rq)
 
 	lockdep_assert_held(lq->lock);
 
-	if (op_is_flush(rq->cmd_flags) || blk_rq_is_passthrough(rq)) {
+	if (blk_rq_is_passthrough(rq)) {
 		lq_dispatch_add(lq, rq);
+		return;
+	}
+	if (op_is_flush(rq->cmd_flags)) {
+		lq_flush_start(lq, rq);
 		return;
 	}
 

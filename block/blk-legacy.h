@@ -83,11 +83,15 @@ enum lq_rq_where {
 
 /*
  * Pool element: the request_fn mode's own bookkeeping, then the request,
- * then the driver's pdu (blk_mq_rq_to_pdu() is rq + 1).
+ * then the driver's pdu (blk_mq_rq_to_pdu() is rq + 1).  @flush_steps
+ * and @flush_opf belong to a request in a flush sequence (RQF_FLUSH_SEQ):
+ * the LQ_FLUSH_* steps still to do, and the flags of its data step.
  */
 struct lq_rq {
 	struct list_head	node;
 	enum lq_rq_where	where;
+	unsigned int		flush_steps;
+	blk_opf_t		flush_opf;
 	struct request		rq;
 };
 

@@ -14,6 +14,7 @@
 #include <linux/blk-legacy.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/debugfs.h>
 #include <linux/highmem.h>
 #include <linux/hrtimer.h>
 #include <linux/init.h>
@@ -22,6 +23,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/numa.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 #include <linux/xarray.h>
@@ -46,6 +48,8 @@ enum nullb_irqmode {
 #define NULLB_INJECT_TIMEOUT	(2 * HZ)
 /* Bios of a bio-mode device that may wait on their timer at once, reserved. */
 #define NULLB_MIN_DELAYED_BIOS	16
+/* Requests remembered in debugfs "ops" of a device with write_cache. */
+#define NULLB_OPS_LEN		64
 
 /* ---- module parameters --------------------------------------------- */
 
@@ -138,6 +142,16 @@ module_param_named(requeue_every, nullb_requeue_every, uint, 0444);
 MODULE_PARM_DESC(requeue_every,
 		 "Answer every Nth dispatch with BLK_STS_RESOURCE, 0=off or >= 2 (default: 0)");
 
+static bool nullb_write_cache;
+module_param_named(write_cache, nullb_write_cache, bool, 0444);
+MODULE_PARM_DESC(write_cache,
+		 "Declare a volatile write cache: the block layer sends flushes (default: false)");
+
+static bool nullb_fua = true;
+module_param_named(fua, nullb_fua, bool, 0444);
+MODULE_PARM_DESC(fua,
+		 "With write_cache, take REQ_FUA writes; else the block layer emulates them (default: true)");
+
 /* ---- per-device and per-command state ------------------------------- */
 
 /**
@@ -156,6 +170,14 @@ MODULE_PARM_DESC(requeue_every,
  * @requeue_every: refuse every Nth dispatch, 0 for never
  * @nr_started: requests started so far, for @timeout_every
  * @nr_dispatched: queue_rq calls so far, for @requeue_every
+ * @write_cache: the device declared a volatile write cache
+ * @nr_flushes: flush requests received (debugfs "flushes")
+ * @nr_fua_writes: writes received with REQ_FUA (debugfs "fua_writes")
+ * @ops_lock: guards @ops and @ops_pos
+ * @ops: the kinds of the last requests received, oldest first from
+ *	@ops_pos (debugfs "ops"; only with @write_cache)
+ * @ops_pos: where the next kind goes in @ops
+ * @debugfs: the device's debugfs folder
  * @node: NUMA node for the device's allocations
  * @index: N of /dev/nullbN
  */
@@ -173,6 +195,13 @@ struct nullb {
 	unsigned int		requeue_every;
 	atomic_t		nr_started;
 	atomic_t		nr_dispatched;
+	bool			write_cache;
+	atomic_t		nr_flushes;
+	atomic_t		nr_fua_writes;
+	spinlock_t		ops_lock;	/* guards @ops, @ops_pos */
+	char			ops[NULLB_OPS_LEN];
+	unsigned int		ops_pos;
+	struct dentry		*debugfs;
 	int			node;
 	unsigned int		index;
 };
@@ -205,6 +234,7 @@ struct nullb_delayed_bio {
 
 static struct nullb **nullb_devs;
 static unsigned int nullb_nr_created;
+static struct dentry *nullb_debugfs;
 
 /* true on every @every-th call; @every == 0 means never. */
 static bool nullb_inject(atomic_t *count, unsigned int every)
@@ -212,6 +242,74 @@ static bool nullb_inject(atomic_t *count, unsigned int every)
 	if (likely(!every))
 		return false;
 	return (unsigned int)atomic_inc_return(count) % every == 0;
+}
+
+/*
+ * Count what a device with a write cache is asked to make durable, and
+ * remember the order: F flush, U FUA write, W write, R read, O other.
+ */
+static void nullb_note_rq(struct nullb *nb, struct request *rq)
+{
+	unsigned long flags;
+	char kind;
+
+	if (!nb->write_cache)
+		return;
+	switch (req_op(rq)) {
+	case REQ_OP_FLUSH:
+		atomic_inc(&nb->nr_flushes);
+		kind = 'F';
+		break;
+	case REQ_OP_WRITE:
+		kind = 'W';
+		if (rq->cmd_flags & REQ_FUA) {
+			atomic_inc(&nb->nr_fua_writes);
+			kind = 'U';
+		}
+		break;
+	case REQ_OP_READ:
+		kind = 'R';
+		break;
+	default:
+		kind = 'O';
+		break;
+	}
+	spin_lock_irqsave(&nb->ops_lock, flags);
+	nb->ops[nb->ops_pos] = kind;
+	nb->ops_pos = (nb->ops_pos + 1) % NULLB_OPS_LEN;
+	spin_unlock_irqrestore(&nb->ops_lock, flags);
+}
+
+static int nullb_ops_show(struct seq_file *m, void *v)
+{
+	struct nullb *nb = m->private;
+	char ops[NULLB_OPS_LEN + 1];
+	unsigned int i, n = 0;
+
+	spin_lock_irq(&nb->ops_lock);
+	for (i = 0; i < NULLB_OPS_LEN; i++) {
+		char kind = nb->ops[(nb->ops_pos + i) % NULLB_OPS_LEN];
+
+		if (kind)
+			ops[n++] = kind;
+	}
+	spin_unlock_irq(&nb->ops_lock);
+	ops[n] = '\0';
+	seq_printf(m, "%s\n", ops);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nullb_ops);
+
+/* debugfs null_blk/nullbN/: flushes, fua_writes and ops, for tests. */
+static void nullb_debugfs_add(struct nullb *nb)
+{
+	if (!nb->write_cache)
+		return;
+	nb->debugfs = debugfs_create_dir(nb->disk->disk_name, nullb_debugfs);
+	debugfs_create_atomic_t("flushes", 0444, nb->debugfs, &nb->nr_flushes);
+	debugfs_create_atomic_t("fua_writes", 0444, nb->debugfs,
+				&nb->nr_fua_writes);
+	debugfs_create_file("ops", 0444, nb->debugfs, nb, &nullb_ops_fops);
 }
 
 /* ---- the memory store ----------------------------------------------- */
@@ -398,6 +496,7 @@ static blk_status_t nullb_queue_rq(struct blk_mq_hw_ctx *hctx,
 	cmd->status = BLK_STS_OK;
 	cmd->dropped = nullb_inject(&nb->nr_started, nb->timeout_every);
 	blk_mq_start_request(rq);
+	nullb_note_rq(nb, rq);
 	if (cmd->dropped)
 		return BLK_STS_OK;
 
@@ -540,6 +639,7 @@ static void nullb_request_fn(struct request_queue *q)
 			blk_run_queue_async(q);
 			return;
 		}
+		nullb_note_rq(nb, rq);
 		if (nullb_inject(&nb->nr_started, nb->timeout_every)) {
 			cmd->dropped = true;
 			continue;
@@ -744,6 +844,8 @@ static void nullb_set_limits(struct nullb *nb)
 		blk_queue_max_discard_sectors(q, UINT_MAX >> SECTOR_SHIFT);
 		blk_queue_max_write_zeroes_sectors(q, UINT_MAX >> SECTOR_SHIFT);
 	}
+	if (nb->write_cache)
+		blk_queue_write_cache(q, true, nullb_fua);
 }
 
 /* Free what nullb_create() set up, except the disk itself. */
@@ -776,6 +878,8 @@ static struct nullb *nullb_create(unsigned int index)
 	nb->memory_backed = nullb_memory_backed;
 	nb->timeout_every = nullb_timeout_every;
 	nb->requeue_every = nullb_requeue_every;
+	nb->write_cache = nullb_write_cache;
+	spin_lock_init(&nb->ops_lock);
 	nb->node = nullb_home_node;
 	xa_init(&nb->store);
 
@@ -806,11 +910,13 @@ static struct nullb *nullb_create(unsigned int index)
 		nullb_free(nb);
 		return ERR_PTR(ret);
 	}
+	nullb_debugfs_add(nb);
 	return nb;
 }
 
 static void nullb_destroy(struct nullb *nb)
 {
+	debugfs_remove(nb->debugfs);
 	del_gendisk(nb->disk);
 
 	/*
@@ -832,6 +938,8 @@ static void nullb_destroy_all(void)
 		nullb_destroy(nullb_devs[--nullb_nr_created]);
 	kfree(nullb_devs);
 	nullb_devs = NULL;
+	debugfs_remove(nullb_debugfs);
+	nullb_debugfs = NULL;
 }
 
 /* ---- parameter checks ----------------------------------------------- */
@@ -870,6 +978,10 @@ static int __init nullb_check_params(void)
 	}
 	if (nullb_requeue_every == 1) {
 		pr_err("requeue_every=1 is invalid: 0 (off) or at least 2, or no request would ever be served\n");
+		return -EINVAL;
+	}
+	if (nullb_queue_mode == NULLB_MODE_BIO && nullb_write_cache) {
+		pr_err("write_cache=1 is invalid: a write cache needs queue_mode=1 or 2\n");
 		return -EINVAL;
 	}
 	if (nullb_queue_mode == NULLB_MODE_BIO &&
@@ -918,6 +1030,8 @@ static int __init nullb_init(void)
 			     GFP_KERNEL);
 	if (!nullb_devs)
 		return -ENOMEM;
+	if (nullb_write_cache)
+		nullb_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
 
 	while (nullb_nr_created < nullb_nr_devices) {
 		nb = nullb_create(nullb_nr_created);

@@ -3,7 +3,8 @@
 """Summarise make bench: medians over repeats, latency, CPU per I/O, ratios.
 
 usage: bench-report.py DIR
-DIR/<kernel>/r<N>/<mode>-irq<I>-<engine>-qd<Q>-j<J>.json, as the guest wrote
+DIR/<kernel>/r<N>/<mode>-irq<I>-<engine>-qd<Q>-j<J>.json (null_blk) and
+<disk>-<engine>-qd<Q>-j<J>.json (virtio_blk: no irqmode), as the guest wrote
 them, and DIR/tags/tag-bench.txt from guest/tag-bench.sh. Writes DIR/summary.json, DIR/iops.dat and DIR/iops.png (gnuplot) and
 prints a table and the targets of the benchmark as measured ratios.
 """
@@ -15,9 +16,11 @@ import statistics
 import subprocess
 import sys
 
-NAME = re.compile(r"(?P<mode>[a-z_]+)-irq(?P<irq>\d)-(?P<engine>[a-z_]+)"
+NAME = re.compile(r"(?P<mode>[a-z_]+)(?:-irq(?P<irq>\d))?-(?P<engine>[a-z_]+)"
                   r"-qd(?P<qd>\d+)-j(?P<jobs>\d+)\.json$")
-MODES = ["bio", "request_fn", "mq"]
+MODES = ["bio", "request_fn", "mq", "virtio_blk"]
+# irqmode of rows without one (a real driver's disk)
+NO_IRQ = -1
 
 
 def load(path):
@@ -51,7 +54,8 @@ def collect(folder):
         m = NAME.search(os.path.basename(path))
         if not m:
             continue
-        key = (kernel, m["mode"], int(m["irq"]), m["engine"], int(m["qd"]), int(m["jobs"]))
+        irq = int(m["irq"]) if m["irq"] is not None else NO_IRQ
+        key = (kernel, m["mode"], irq, m["engine"], int(m["qd"]), int(m["jobs"]))
         runs.setdefault(key, []).append(sample(path))
     rows = []
     for key, samples in sorted(runs.items(), key=lambda kv: (kv[0][0], MODES.index(kv[0][1])
@@ -94,6 +98,18 @@ def ratio_lines(rows):
                 if se and sb:
                     out.append(f"series mq / series bio IOPS {engine:<8} QD{qd:<2} jobs={jobs}: "
                                f"{se['iops_median'] / sb['iops_median']:.2f} (target >= 0.95)")
+    for r in rows:
+        if r["kernel"] != "series" or r["mode"] != "virtio_blk":
+            continue
+        st = find(rows, kernel="stock", mode="virtio_blk", irqmode=NO_IRQ,
+                  engine=r["engine"], qd=r["qd"], jobs=r["jobs"])
+        if st and st["iops_median"]:
+            label = f"{r['engine']:<8} QD{r['qd']:<2} jobs={r['jobs']}"
+            out.append(f"series / stock virtio_blk IOPS   {label}: "
+                       f"{r['iops_median'] / st['iops_median']:.2f}")
+            if st["cpu_us_per_io"]:
+                out.append(f"series / stock virtio_blk CPU/IO {label}: "
+                           f"{r['cpu_us_per_io'] / st['cpu_us_per_io']:.2f}")
     return out
 
 
@@ -138,6 +154,8 @@ def plot(folder, rows):
                     f.write(f"{r['jobs']} {r['iops_median']:.0f} {r['iops_min']:.0f} {r['iops_max']:.0f}\n")
                 f.write("\n\n")
                 series.append(f"{kernel} {mode}")
+    if not series:
+        return None
     cmds = [
         "set terminal pngcairo noenhanced size 900,600" if has_cairo()
         else "set terminal png noenhanced size 900,600",
@@ -149,6 +167,7 @@ def plot(folder, rows):
     ]
     subprocess.run(["gnuplot"], input="\n".join(cmds), text=True, check=True,
                    stderr=subprocess.DEVNULL)
+    return os.path.join(folder, "iops.png")
 
 
 def has_cairo():
@@ -166,7 +185,8 @@ def main():
     print(f"{'kernel':<7} {'mode':<10} {'irq':>3} {'engine':<8} {'QD':>3} {'jobs':>4} "
           f"{'IOPS med':>9} {'min':>8} {'max':>8} {'p50us':>7} {'p99us':>7} {'CPUus/IO':>8} {'n':>2}")
     for r in rows:
-        print(f"{r['kernel']:<7} {r['mode']:<10} {r['irqmode']:>3} {r['engine']:<8} {r['qd']:>3} "
+        irq = "-" if r["irqmode"] == NO_IRQ else r["irqmode"]
+        print(f"{r['kernel']:<7} {r['mode']:<10} {irq:>3} {r['engine']:<8} {r['qd']:>3} "
               f"{r['jobs']:>4} {r['iops_median']:>9.0f} {r['iops_min']:>8.0f} {r['iops_max']:>8.0f} "
               f"{r['p50_us']:>7.1f} {r['p99_us']:>7.1f} {r['cpu_us_per_io']:>8.2f} {r['repeats']:>2}")
     ratios = ratio_lines(rows)
@@ -178,8 +198,8 @@ def main():
         print("\n".join(tags))
     with open(os.path.join(folder, "summary.json"), "w") as f:
         json.dump({"rows": rows, "ratios": ratios, "tags": tags}, f, indent=1)
-    plot(folder, rows)
-    print(f"\nplot: {os.path.join(folder, 'iops.png')}")
+    png = plot(folder, rows)
+    print(f"\nplot: {png}" if png else "\nplot: none, no null_blk libaio QD32 rows")
     return 1 if any(r["errors"] for r in rows) else 0
 
 

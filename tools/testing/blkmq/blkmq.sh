@@ -8,7 +8,7 @@
 #   blkmq vm [OPTIONS] -- CMD...     boot a kernel, run CMD, exit with its status
 #   blkmq main [--kernel K] [--cpus N] [--runtime S]
 #                                    null_blk in each mode + fio, one table
-#   blkmq bench [--cpus N] [--repeats N] [--runtime S]
+#   blkmq bench [--cpus N] [--repeats N] [--runtime S] [--parts LIST]
 #                                    stock vs series, fio matrix, A B A B ...
 #   blkmq check                      the whole test suite
 #   blkmq check-sparse               its sparse step alone: stock vs series

@@ -22,6 +22,9 @@ for k in stock series; do
 			[ $k = series ] && [ $m = mq ] && iops=$((r * 1200))
 			fio_json "$R/$k/r$r/$m-irq1-libaio-qd32-j1.json" $iops 10 40
 		done
+		iops=$((r * 100))
+		[ $k = series ] && iops=$((r * 90))
+		fio_json "$R/$k/r$r/virtio_blk-libaio-qd1-j1.json" $iops 10 40
 	done
 done
 mkdir -p "$R/tags"
@@ -40,6 +43,10 @@ expect "series/stock mq ratio" \
 	grep -q 'series mq / stock mq IOPS  libaio   QD32 jobs=1: 1.20' <<<"$out"
 expect "series mq/bio ratio" \
 	grep -q 'series mq / series bio IOPS libaio   QD32 jobs=1: 1.20' <<<"$out"
+expect "virtio_blk row: no irqmode, median over three repeats" \
+	grep -qE '^series +virtio_blk +- +libaio +1 +1 +180 +90 +270 ' <<<"$out"
+expect "series/stock virtio_blk ratio" \
+	grep -q 'series / stock virtio_blk IOPS   libaio   QD1  jobs=1: 0.90' <<<"$out"
 expect "tag bench: medians and ratio" grep -qE '^ +128 +1 +2 +600 +400 +1.50$' <<<"$out"
 expect "summary.json written" python3 -c "import json; json.load(open('$R/summary.json'))"
 expect "plot written" test -s "$R/iops.png"

@@ -39,6 +39,9 @@ expect_error "BLKMQ_ACCEL" \
 expect_error "bench: bad repeats" "--repeats must be 1..50, not '0'" "$B" bench --repeats 0
 expect_error "bench: bad cpus" "--cpus must be 1..64, not 'x'" "$B" bench --cpus x
 expect_error "bench: unknown option" "bench: unknown option '--kernel'" "$B" bench --kernel stock
+expect_error "bench: unknown part" \
+	"bench: --parts: unknown part 'disk' \\(valid: nullb, virtio, tags, lockstat\\)" \
+	"$B" bench --parts nullb,disk
 expect_error "series: no arguments" "series takes no arguments" "$B" series now
 expect_error "check-sparse: no arguments" "check-sparse takes no arguments" \
 	"$B" check-sparse now

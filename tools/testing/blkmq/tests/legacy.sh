@@ -3,27 +3,31 @@
 # verify per irqmode; the scheduler attribute (default, bad name, 50
 # noop/deadline switches under verified I/O); nr_requests (0 refused,
 # resizes under verified I/O); merging and I/O accounting in
-# /proc/diskstats; 20 load/unload cycles with I/O; kmemleak clean.
+# /proc/diskstats; flush and FUA on a device with a write cache (null_blk
+# write_cache=1, with and without fua); 20 load/unload cycles with I/O;
+# kmemleak clean.
 . /blkmq/guest/lib.sh
 
 sched=/sys/block/nullb0/queue/scheduler
 nrreq=/sys/block/nullb0/queue/nr_requests
 
-# fio_verify NAME BSRANGE OFFSET [SIZE]: two jobs, each on its own region.
+# fio_verify NAME BSRANGE OFFSET [SIZE [FIO OPTIONS...]]: two jobs, each
+# on its own region.
 fio_verify()
 {
-	size=${4:-2M}
-	fio --name="$1" --filename=/dev/nullb0 --direct=1 --ioengine=libaio \
-		--rw=randrw --bsrange="$2" --offset="$3" --size="$size" \
+	local name=$1 bsrange=$2 offset=$3 size=${4:-2M}
+	shift $(($# < 4 ? $# : 4))
+	fio --name="$name" --filename=/dev/nullb0 --direct=1 --ioengine=libaio \
+		--rw=randrw --bsrange="$bsrange" --offset="$offset" --size="$size" \
 		--offset_increment="$size" --numjobs=2 --iodepth=8 \
 		--mem_align=512 --verify=crc32c --verify_fatal=1 \
-		--do_verify=1 --group_reporting --output-format=terse \
-		--terse-version=3 >"/tmp/fio-$1.out" 2>&1
+		--do_verify=1 "$@" --group_reporting --output-format=terse \
+		--terse-version=3 >"/tmp/fio-$name.out" 2>&1
 	rc=$?
-	err=$(cut -d';' -f5 "/tmp/fio-$1.out" | grep -E '^[0-9]+$' | head -n 1)
+	err=$(cut -d';' -f5 "/tmp/fio-$name.out" | grep -E '^[0-9]+$' | head -n 1)
 	detail="fio exit $rc, errors ${err:-?}"
 	[ $rc = 0 ] && [ "$err" = 0 ] && return 0
-	grep -v ';' "/tmp/fio-$1.out" | head -n 5 | while read -r l; do diag "$l"; done
+	grep -v ';' "/tmp/fio-$name.out" | head -n 5 | while read -r l; do diag "$l"; done
 	return 1
 }
 
@@ -64,7 +68,7 @@ load()
 	nullb_load queue_mode=1 gb=1 "$@" 2>/tmp/load.err
 }
 
-ktap_header 12
+ktap_header 19
 
 if ! nullb_has_mode 1; then
 	diag "queue_mode=1 does not load"
@@ -185,7 +189,118 @@ else
 	ktap_result 1 "mq queue keeps [none]" "load failed: $(cat /tmp/load.err)"
 fi
 
-# 12: 20 load/unload cycles with I/O, then look for leaks
+# 12-18: a write cache.  null_blk write_cache=1 counts the flushes and
+# FUA writes it is given in debugfs, and "ops" lists the last requests in
+# the order the driver got them: F flush, U FUA write, W write.
+dbg=/sys/kernel/debug/null_blk/nullb0
+[ -d /sys/kernel/debug/null_blk ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+
+# repeat STR N: STR N times
+repeat()
+{
+	r="" k=0
+	while [ $k -lt "$2" ]; do r="$r$1"; k=$((k + 1)); done
+	echo "$r"
+}
+
+# fsync_writes N: N buffered 4k writes, each followed by an fsync of the
+# disk; $i says how many succeeded
+fsync_writes()
+{
+	i=0
+	while [ $i -lt "$1" ]; do
+		dd if=/dev/urandom of=/dev/nullb0 bs=4k count=1 seek=$((4096 + i)) \
+			conv=fsync 2>/dev/null || break
+		i=$((i + 1))
+	done
+}
+
+# osync_writes N [FIO OPTIONS...]: N O_SYNC direct 4k writes, one at a
+# time (REQ_FUA each); fio's output in /tmp/osync.out
+osync_writes()
+{
+	local n=$1
+	shift
+	fio --name=osync --filename=/dev/nullb0 --direct=1 --ioengine=libaio \
+		--rw=write --bs=4k --offset=64M --size=$((n * 4))k --iodepth=1 \
+		--sync=1 --invalidate=0 "$@" >/tmp/osync.out 2>&1
+}
+
+for fua in 1 0; do
+	name="write_cache fua=$fua"
+	if ! load memory_backed=1 irqmode=1 write_cache=1 fua=$fua; then
+		for t in 1 2 3; do
+			ktap_result 1 "$name" "load failed: $(cat /tmp/load.err)"
+		done
+		continue
+	fi
+	diag "$name: queue/write_cache '$(cat /sys/block/nullb0/queue/write_cache)'," \
+		"fua '$(cat /sys/block/nullb0/queue/fua)'"
+
+	f0=$(cat $dbg/flushes 2>/dev/null)
+	fio_verify "fsync$fua" 512-64k 3584 2M --fsync=1
+	rc=$?
+	f1=$(cat $dbg/flushes 2>/dev/null)
+	ktap_result $([ $rc = 0 ] && [ $((f1 - f0)) -gt 0 ]; echo $?) \
+		"$name: fio randrw verify, fsync after every write" \
+		"$detail, flushes +$((f1 - f0))"
+
+	# each fsync of the raw disk: the page's write, then one flush
+	f0=$(cat $dbg/flushes)
+	fsync_writes 16
+	f1=$(cat $dbg/flushes)
+	ops=$(cat $dbg/ops)
+	want=$(repeat WF 16)
+	ktap_result $([ $i = 16 ] && [ $((f1 - f0)) = 16 ] &&
+		[ "${ops%$want}" != "$ops" ]; echo $?) \
+		"$name: 16 write+fsync pairs reach the driver as 16 flushes" \
+		"$i writes, flushes +$((f1 - f0)), ops ...$(echo "$ops" | tail -c 33)"
+
+	# O_SYNC writes: REQ_FUA, the driver's own or a flush after each
+	f0=$(cat $dbg/flushes)
+	u0=$(cat $dbg/fua_writes)
+	osync_writes 16
+	rc=$?
+	f1=$(cat $dbg/flushes)
+	u1=$(cat $dbg/fua_writes)
+	ops=$(cat $dbg/ops)
+	if [ $fua = 1 ]; then
+		want=$(repeat U 16) wf=0 wu=16
+	else
+		want=$(repeat WF 16) wf=16 wu=0
+	fi
+	detail="fio exit $rc, fua_writes +$((u1 - u0)), flushes +$((f1 - f0))"
+	detail="$detail, ops ...$(echo "$ops" | tail -c 33)"
+	ktap_result $([ $rc = 0 ] && [ $((f1 - f0)) = $wf ] &&
+		[ $((u1 - u0)) = $wu ] && [ "${ops%$want}" != "$ops" ]; echo $?) \
+		"$name: 16 O_SYNC writes: $wu FUA writes, $wf flushes" "$detail"
+	nullb_unload
+done
+
+# 18: with 500 ms per request, an fsync returns only after the flush
+# completes (4 write+fsync pairs take at least 4 x 1000 ms), and an
+# emulated FUA write completes only after its flush (fio's smallest
+# completion latency, terse field 55, at least 1000000 us).
+if load memory_backed=1 irqmode=2 completion_nsec=500000000 write_cache=1 fua=0; then
+	t0=$(cut -d' ' -f1 /proc/uptime | tr -d .)
+	fsync_writes 4
+	t1=$(cut -d' ' -f1 /proc/uptime | tr -d .)
+	osync_writes 4 --output-format=terse --terse-version=3
+	rc=$?
+	clat=$(awk -F';' '/^3;/ { printf "%d", $55 }' /tmp/osync.out)
+	fl=$(cat $dbg/flushes)
+	ktap_result $([ $i = 4 ] && [ $rc = 0 ] && [ "$fl" = 8 ] &&
+		[ $((t1 - t0)) -ge 400 ] && [ "${clat:-0}" -ge 1000000 ] &&
+		[ "$(inflight nullb0)" = "0 0" ]; echo $?) \
+		"fsync and emulated FUA wait for the driver's flush" \
+		"4 fsyncs in $(((t1 - t0) * 10)) ms, O_SYNC write latency >= ${clat:-?} us, flushes $fl"
+	nullb_unload
+else
+	ktap_result 1 "fsync and emulated FUA wait for the driver's flush" \
+		"load failed: $(cat /tmp/load.err)"
+fi
+
+# 19: 20 load/unload cycles with I/O, then look for leaks
 kmemleak_begin
 why=""
 i=0

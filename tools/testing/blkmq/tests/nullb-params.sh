@@ -21,7 +21,8 @@ set -- \
 	"irqmode irqmode=7" \
 	"completion_nsec completion_nsec=-1" \
 	"nr_devices nr_devices=100000" \
-	"requeue_every requeue_every=1"
+	"requeue_every requeue_every=1" \
+	"write_cache queue_mode=0 write_cache=1"
 
 ktap_header $(($# + 1))
 diag "nr_cpu_ids $nr_cpu_ids"

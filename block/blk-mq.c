@@ -59,48 +59,8 @@ static DEFINE_PER_CPU(call_single_data_t, blk_mq_done_csd);
 static void blk_mq_run_inline(struct blk_mq_hw_ctx *hctx);
 
 /* ---------------------------------------------------------------------
- * Accounting
+ * Requests in flight
  */
-
-void blk_mq_account_start(struct request *rq)
-{
-	if (!blk_queue_io_stat(rq->q) || blk_rq_is_passthrough(rq) || !rq->bio)
-		return;
-
-	rq->rq_flags |= RQF_IO_STAT;
-	rq->part = rq->bio->bi_bdev;
-
-	part_stat_lock();
-	update_io_ticks(rq->part, jiffies, false);
-	part_stat_unlock();
-}
-
-static void blk_mq_account_bytes(struct request *rq, unsigned int bytes)
-{
-	const int sgrp = op_stat_group(req_op(rq));
-
-	if (!blk_do_io_stat(rq) || !rq->part || !bytes)
-		return;
-
-	part_stat_lock();
-	part_stat_add(rq->part, sectors[sgrp], bytes >> SECTOR_SHIFT);
-	part_stat_unlock();
-}
-
-void blk_mq_account_done(struct request *rq, u64 now)
-{
-	const int sgrp = op_stat_group(req_op(rq));
-
-	/* flush sequences are accounted once, by the original request */
-	if (!blk_do_io_stat(rq) || !rq->part || (rq->rq_flags & RQF_FLUSH_SEQ))
-		return;
-
-	part_stat_lock();
-	update_io_ticks(rq->part, jiffies, true);
-	part_stat_inc(rq->part, ios[sgrp]);
-	part_stat_add(rq->part, nsecs[sgrp], now - rq->start_time_ns);
-	part_stat_unlock();
-}
 
 struct blk_mq_inflight {
 	struct request_queue *q;
@@ -202,29 +162,6 @@ EXPORT_SYMBOL_GPL(blk_mq_queue_inflight);
 /* ---------------------------------------------------------------------
  * Request allocation and freeing
  */
-
-/**
- * blk_rq_init - initialize a request that is not from a tag set
- * @q: the queue it is for
- * @rq: the request
- *
- * Used for the flush request, which lives in the flush queue.
- */
-void blk_rq_init(struct request_queue *q, struct request *rq)
-{
-	/* Everything starts zeroed; only the non-zero defaults follow. */
-	memset(rq, 0, sizeof(*rq));
-	rq->q = q;
-	rq->tag = BLK_MQ_NO_TAG;
-	rq->internal_tag = BLK_MQ_NO_TAG;
-	rq->__sector = (sector_t)-1;
-	rq->start_time_ns = ktime_get_ns();
-	INIT_LIST_HEAD(&rq->queuelist);
-	RB_CLEAR_NODE(&rq->rb_node);
-	INIT_HLIST_NODE(&rq->hash);
-	blk_crypto_rq_set_defaults(rq);
-}
-EXPORT_SYMBOL(blk_rq_init);
 
 /* Make the preallocated request of @tag ready for a new I/O. */
 static struct request *blk_mq_rq_setup(struct request_queue *q,
@@ -465,100 +402,6 @@ static void blk_mq_unstart_request(struct request *rq)
 		rq->rq_flags &= ~RQF_TIMED_OUT;
 	}
 }
-
-/* End (part of) one bio of @rq. */
-static void blk_mq_bio_done(struct request *rq, struct bio *bio,
-			    unsigned int nbytes, blk_status_t error)
-{
-	if (error)
-		bio->bi_status = error;
-	if (unlikely(rq->rq_flags & RQF_QUIET))
-		bio_set_flag(bio, BIO_QUIET);
-
-	bio_advance(bio, nbytes);
-
-	if (req_op(rq) == REQ_OP_ZONE_APPEND && error == BLK_STS_OK) {
-		/* report where the data went; appends are never merged */
-		if (bio->bi_iter.bi_size)
-			bio->bi_status = BLK_STS_IOERR;
-		else
-			bio->bi_iter.bi_sector = rq->__sector;
-	}
-
-	/*
-	 * A request in a flush sequence completes its bio only when the
-	 * whole sequence is done; blk-flush.c restores rq->bio for that.
-	 */
-	if (bio->bi_iter.bi_size == 0 && !(rq->rq_flags & RQF_FLUSH_SEQ))
-		bio_endio(bio);
-}
-
-/**
- * blk_update_request - complete @nr_bytes of a request
- * @rq: the request
- * @error: status for the completed part
- * @nr_bytes: bytes completed
- *
- * Ends the bios that are now complete.  Does not free the request.
- *
- * Return: %true if part of the request is still to do, %false if not.
- */
-bool blk_update_request(struct request *rq, blk_status_t error,
-			unsigned int nr_bytes)
-{
-	unsigned int done = 0;
-
-	if (!rq->bio)
-		return false;
-
-	if (unlikely(error && !blk_rq_is_passthrough(rq) &&
-		     !(rq->rq_flags & RQF_QUIET) && rq->q->disk &&
-		     !test_bit(GD_DEAD, &rq->q->disk->state)))
-		pr_err_ratelimited("%s error, dev %s, sector %llu op 0x%x flags 0x%x\n",
-				   blk_status_to_str(error),
-				   rq->q->disk->disk_name,
-				   (unsigned long long)blk_rq_pos(rq),
-				   req_op(rq), rq->cmd_flags & ~REQ_OP_MASK);
-
-	blk_mq_account_bytes(rq, nr_bytes);
-
-	while (rq->bio) {
-		struct bio *bio = rq->bio;
-		unsigned int bytes = min(bio->bi_iter.bi_size, nr_bytes);
-
-		if (bytes == bio->bi_iter.bi_size)
-			rq->bio = bio->bi_next;
-		blk_mq_bio_done(rq, bio, bytes, error);
-		done += bytes;
-		nr_bytes -= bytes;
-		if (!nr_bytes)
-			break;
-	}
-
-	if (!rq->bio) {
-		rq->__data_len = 0;
-		return false;
-	}
-
-	rq->__data_len -= done;
-	if (!blk_rq_is_passthrough(rq))
-		rq->__sector += done >> SECTOR_SHIFT;
-
-	/* mixed merges take the failfast flags of the next bio */
-	if (rq->rq_flags & RQF_MIXED_MERGE) {
-		rq->cmd_flags &= ~REQ_FAILFAST_MASK;
-		rq->cmd_flags |= rq->bio->bi_opf & REQ_FAILFAST_MASK;
-	}
-
-	/* never leave less than the current segment */
-	if (!(rq->rq_flags & RQF_SPECIAL_PAYLOAD) &&
-	    blk_rq_bytes(rq) < blk_rq_cur_bytes(rq)) {
-		blk_dump_rq_flags(rq, "request botched");
-		rq->__data_len = blk_rq_cur_bytes(rq);
-	}
-	return true;
-}
-EXPORT_SYMBOL_GPL(blk_update_request);
 
 /**
  * __blk_mq_end_request - finish a request whose bios are all done
@@ -1576,44 +1419,6 @@ unsigned int blk_mq_rq_cpu(struct request *rq)
 }
 EXPORT_SYMBOL(blk_mq_rq_cpu);
 
-/**
- * blk_steal_bios - take the bios away from a request
- * @list: where the bios go
- * @rq: the request, left without data
- */
-void blk_steal_bios(struct bio_list *list, struct request *rq)
-{
-	struct bio *first = rq->bio;
-
-	rq->__data_len = 0;
-	if (!first)
-		return;
-	/* append the request's chain as a whole to @list */
-	*(list->tail ? &list->tail->bi_next : &list->head) = first;
-	list->tail = rq->biotail;
-	rq->bio = NULL;
-	rq->biotail = NULL;
-}
-EXPORT_SYMBOL_GPL(blk_steal_bios);
-
-/**
- * blk_dump_rq_flags - print the state of a request, for debugging
- * @rq: the request
- * @msg: what to say first
- */
-void blk_dump_rq_flags(struct request *rq, char *msg)
-{
-	pr_info("%s: dev %s: flags=%llx\n", msg,
-		rq->q->disk ? rq->q->disk->disk_name : "?",
-		(__force unsigned long long)rq->cmd_flags);
-	pr_info("  sector %llu, nr/cnr %u/%u\n",
-		(unsigned long long)blk_rq_pos(rq),
-		blk_rq_sectors(rq), blk_rq_cur_sectors(rq));
-	pr_info("  bio %p, biotail %p, len %u\n",
-		rq->bio, rq->biotail, blk_rq_bytes(rq));
-}
-EXPORT_SYMBOL(blk_dump_rq_flags);
-
 struct blk_mq_busy_iter {
 	busy_tag_iter_fn *fn;
 	void *priv;
@@ -1686,110 +1491,8 @@ void blk_mq_tagset_wait_completed_request(struct blk_mq_tag_set *tagset)
 EXPORT_SYMBOL(blk_mq_tagset_wait_completed_request);
 
 /* ---------------------------------------------------------------------
- * Freezing and quiescing
+ * Quiescing
  */
-
-/* True once no request of a killed usage counter is left. */
-static bool blk_mq_queue_drained(struct request_queue *q)
-{
-	return percpu_ref_is_zero(&q->q_usage_counter);
-}
-
-/**
- * blk_freeze_queue_start - stop new requests from entering a queue
- * @q: the queue
- *
- * Freezes nest; the first one kills q_usage_counter, so blk_queue_enter()
- * waits, and runs the hardware queues so queued requests drain.
- */
-void blk_freeze_queue_start(struct request_queue *q)
-{
-	bool outermost;
-
-	mutex_lock(&q->mq_freeze_lock);
-	outermost = q->mq_freeze_depth++ == 0;
-	if (outermost)
-		percpu_ref_kill(&q->q_usage_counter);
-	mutex_unlock(&q->mq_freeze_lock);
-
-	/* push out what is queued so the usage count can reach zero */
-	if (outermost && queue_is_mq(q))
-		blk_mq_run_hw_queues(q, false);
-}
-EXPORT_SYMBOL_GPL(blk_freeze_queue_start);
-
-/**
- * blk_mq_freeze_queue_wait - wait until every request of a frozen queue is freed
- * @q: the queue
- */
-void blk_mq_freeze_queue_wait(struct request_queue *q)
-{
-	wait_event(q->mq_freeze_wq, blk_mq_queue_drained(q));
-}
-EXPORT_SYMBOL_GPL(blk_mq_freeze_queue_wait);
-
-/**
- * blk_mq_freeze_queue_wait_timeout - blk_mq_freeze_queue_wait() with a limit
- * @q: the queue
- * @timeout: jiffies
- *
- * Return: as wait_event_timeout().
- */
-int blk_mq_freeze_queue_wait_timeout(struct request_queue *q,
-				     unsigned long timeout)
-{
-	return wait_event_timeout(q->mq_freeze_wq, blk_mq_queue_drained(q),
-				  timeout);
-}
-EXPORT_SYMBOL_GPL(blk_mq_freeze_queue_wait_timeout);
-
-/**
- * blk_mq_freeze_queue - freeze a queue and wait until it is empty
- * @q: the queue
- */
-void blk_mq_freeze_queue(struct request_queue *q)
-{
-	blk_freeze_queue(q);
-}
-EXPORT_SYMBOL_GPL(blk_mq_freeze_queue);
-
-/* Block-layer internal: start a freeze and sit it out. */
-void blk_freeze_queue(struct request_queue *q)
-{
-	blk_freeze_queue_start(q);
-	blk_mq_freeze_queue_wait(q);
-}
-
-/*
- * Drop one freeze level.  @force_atomic keeps the usage counter in atomic
- * mode once it comes back to life (used while the queue is torn down).
- */
-void __blk_mq_unfreeze_queue(struct request_queue *q, bool force_atomic)
-{
-	int left;
-
-	mutex_lock(&q->mq_freeze_lock);
-	if (force_atomic)
-		q->q_usage_counter.data->force_atomic = true;
-	left = --q->mq_freeze_depth;
-	WARN_ON_ONCE(left < 0);
-	if (left == 0) {
-		/* let blk_queue_enter() through again and tell the waiters */
-		percpu_ref_resurrect(&q->q_usage_counter);
-		wake_up_all(&q->mq_freeze_wq);
-	}
-	mutex_unlock(&q->mq_freeze_lock);
-}
-
-/**
- * blk_mq_unfreeze_queue - undo one blk_mq_freeze_queue()
- * @q: the queue
- */
-void blk_mq_unfreeze_queue(struct request_queue *q)
-{
-	__blk_mq_unfreeze_queue(q, false);
-}
-EXPORT_SYMBOL_GPL(blk_mq_unfreeze_queue);
 
 /**
  * blk_mq_quiesce_queue_nowait - stop dispatching, don't wait

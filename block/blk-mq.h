@@ -46,21 +46,60 @@ enum {
 	BLK_MQ_TAG_MAX		= BLK_MQ_NO_TAG - 1,
 };
 
+#ifdef CONFIG_BLK_MQ
 /* Submission, plugging and completion (blk-mq.c) */
 void blk_mq_submit_bio(struct bio *bio);
 void blk_mq_flush_plug_list(struct blk_plug *plug, bool from_schedule);
 void blk_mq_free_plug_rqs(struct blk_plug *plug);
-int blk_mq_poll(struct request_queue *q, blk_qc_t cookie,
-		struct io_comp_batch *iob, unsigned int flags);
 void blk_mq_add_to_requeue_list(struct request *rq, bool at_head,
 				bool kick_requeue_list);
 void blk_mq_request_bypass_insert(struct request *rq, bool at_head,
 				  bool run_queue);
+void blk_mq_cancel_work_sync(struct request_queue *q);
+#else
+/*
+ * The block core calls these outside a queue_is_mq() test.  Without the
+ * engine no queue has ->mq_ops, no plug holds a request and no flush
+ * sequence runs, so none of them is ever reached with work to do.
+ */
+static inline void blk_mq_submit_bio(struct bio *bio)
+{
+	WARN_ON_ONCE(1);
+	bio_io_error(bio);
+}
+
+static inline void blk_mq_flush_plug_list(struct blk_plug *plug,
+					  bool from_schedule)
+{
+}
+
+static inline void blk_mq_free_plug_rqs(struct blk_plug *plug)
+{
+}
+
+static inline void blk_mq_add_to_requeue_list(struct request *rq,
+					      bool at_head,
+					      bool kick_requeue_list)
+{
+	WARN_ON_ONCE(1);
+}
+
+static inline void blk_mq_request_bypass_insert(struct request *rq,
+						bool at_head, bool run_queue)
+{
+	WARN_ON_ONCE(1);
+}
+
+static inline void blk_mq_cancel_work_sync(struct request_queue *q)
+{
+}
+#endif
+int blk_mq_poll(struct request_queue *q, blk_qc_t cookie,
+		struct io_comp_batch *iob, unsigned int flags);
 
 /* Queue life cycle */
 void blk_mq_exit_queue(struct request_queue *q);
 void blk_mq_release(struct request_queue *q);
-void blk_mq_cancel_work_sync(struct request_queue *q);
 void blk_mq_wake_waiters(struct request_queue *q);
 int blk_mq_update_nr_requests(struct request_queue *q, unsigned int nr);
 void blk_freeze_queue(struct request_queue *q);

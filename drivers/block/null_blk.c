@@ -53,10 +53,11 @@ enum nullb_irqmode {
 
 /* ---- module parameters --------------------------------------------- */
 
-static int nullb_queue_mode = NULLB_MODE_MQ;
+static int nullb_queue_mode = IS_ENABLED(CONFIG_BLK_MQ) ? NULLB_MODE_MQ :
+							NULLB_MODE_RQ;
 module_param_named(queue_mode, nullb_queue_mode, int, 0444);
 MODULE_PARM_DESC(queue_mode,
-		 "I/O path: 0=bio, 1=request_fn, 2=multiqueue (default: 2)");
+		 "I/O path: 0=bio, 1=request_fn, 2=multiqueue (default: 2; 1 without CONFIG_BLK_MQ)");
 
 /* 0 until set on the command line; then nr_cpu_ids stands in for it. */
 static int nullb_submit_queues;
@@ -437,7 +438,7 @@ static void nullb_free_store(struct nullb *nb)
 	xa_destroy(&nb->store);
 }
 
-/* ---- multiqueue mode ------------------------------------------------- */
+/* ---- requests, in request_fn and multiqueue mode -------------------- */
 
 static blk_status_t nullb_store_rq(struct nullb *nb, struct request *rq,
 				   gfp_t gfp)
@@ -456,6 +457,28 @@ static blk_status_t nullb_store_rq(struct nullb *nb, struct request *rq,
 	}
 	return BLK_STS_OK;
 }
+
+/*
+ * Only a request dropped by timeout_every is ours to fail: it ends with
+ * BLK_STS_TIMEOUT (-ETIMEDOUT for the submitter) and is not retried. Any
+ * other request is still on its way to completion, e.g. behind a long
+ * completion_nsec, so give it more time.
+ */
+static bool nullb_timeout_injected(struct request *rq)
+{
+	struct nullb_cmd *cmd = blk_mq_rq_to_pdu(rq);
+
+	if (!cmd->dropped)
+		return false;
+	pr_info_ratelimited("%s: injected timeout, failing sector %llu\n",
+			    rq->q->disk->disk_name,
+			    (unsigned long long)blk_rq_pos(rq));
+	return true;
+}
+
+/* ---- multiqueue mode ------------------------------------------------- */
+
+#ifdef CONFIG_BLK_MQ
 
 static void nullb_finish_rq(struct nullb *nb, struct request *rq)
 {
@@ -527,24 +550,6 @@ static enum hrtimer_restart nullb_rq_timer_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-/*
- * Only a request dropped by timeout_every is ours to fail: it ends with
- * BLK_STS_TIMEOUT (-ETIMEDOUT for the submitter) and is not retried. Any
- * other request is still on its way to completion, e.g. behind a long
- * completion_nsec, so give it more time.
- */
-static bool nullb_timeout_injected(struct request *rq)
-{
-	struct nullb_cmd *cmd = blk_mq_rq_to_pdu(rq);
-
-	if (!cmd->dropped)
-		return false;
-	pr_info_ratelimited("%s: injected timeout, failing sector %llu\n",
-			    rq->q->disk->disk_name,
-			    (unsigned long long)blk_rq_pos(rq));
-	return true;
-}
-
 static enum blk_eh_timer_return nullb_timeout_rq(struct request *rq)
 {
 	struct nullb_cmd *cmd = blk_mq_rq_to_pdu(rq);
@@ -604,6 +609,48 @@ static const struct blk_mq_ops nullb_mq_ops = {
 static const struct block_device_operations nullb_mq_fops = {
 	.owner		= THIS_MODULE,
 };
+
+static int nullb_alloc_mq_disk(struct nullb *nb)
+{
+	struct blk_mq_tag_set *set = &nb->tag_set;
+	int ret;
+
+	set->ops = &nullb_mq_ops;
+	set->nr_hw_queues = nullb_submit_queues;
+	set->queue_depth = nullb_hw_queue_depth;
+	set->cmd_size = sizeof(struct nullb_cmd);
+	set->flags = BLK_MQ_F_SHOULD_MERGE;
+	if (nullb_blocking)
+		set->flags |= BLK_MQ_F_BLOCKING;
+	if (nb->timeout_every)
+		set->timeout = NULLB_INJECT_TIMEOUT;
+	set->numa_node = nb->node;
+	set->driver_data = nb;
+
+	ret = blk_mq_alloc_tag_set(set);
+	if (ret)
+		return ret;
+
+	nb->disk = blk_mq_alloc_disk(set, nb);
+	if (IS_ERR(nb->disk)) {
+		ret = PTR_ERR(nb->disk);
+		nb->disk = NULL;
+		blk_mq_free_tag_set(set);
+		return ret;
+	}
+	nb->disk->fops = &nullb_mq_fops;
+	return 0;
+}
+
+#else /* !CONFIG_BLK_MQ */
+
+/* nullb_check_params() refuses queue_mode=2 without the engine. */
+static int nullb_alloc_mq_disk(struct nullb *nb)
+{
+	return -EOPNOTSUPP;
+}
+
+#endif /* CONFIG_BLK_MQ */
 
 /* ---- request_fn mode ------------------------------------------------ */
 
@@ -754,38 +801,6 @@ static const struct block_device_operations nullb_bio_fops = {
 
 /* ---- device setup and teardown -------------------------------------- */
 
-static int nullb_alloc_mq_disk(struct nullb *nb)
-{
-	struct blk_mq_tag_set *set = &nb->tag_set;
-	int ret;
-
-	set->ops = &nullb_mq_ops;
-	set->nr_hw_queues = nullb_submit_queues;
-	set->queue_depth = nullb_hw_queue_depth;
-	set->cmd_size = sizeof(struct nullb_cmd);
-	set->flags = BLK_MQ_F_SHOULD_MERGE;
-	if (nullb_blocking)
-		set->flags |= BLK_MQ_F_BLOCKING;
-	if (nb->timeout_every)
-		set->timeout = NULLB_INJECT_TIMEOUT;
-	set->numa_node = nb->node;
-	set->driver_data = nb;
-
-	ret = blk_mq_alloc_tag_set(set);
-	if (ret)
-		return ret;
-
-	nb->disk = blk_mq_alloc_disk(set, nb);
-	if (IS_ERR(nb->disk)) {
-		ret = PTR_ERR(nb->disk);
-		nb->disk = NULL;
-		blk_mq_free_tag_set(set);
-		return ret;
-	}
-	nb->disk->fops = &nullb_mq_fops;
-	return 0;
-}
-
 static int nullb_alloc_rq_fn_disk(struct nullb *nb)
 {
 	struct request_queue *q;
@@ -856,7 +871,7 @@ static void nullb_free(struct nullb *nb)
 		blk_cleanup_queue(nb->rq_queue);
 	if (nb->disk)
 		put_disk(nb->disk);
-	if (nullb_queue_mode == NULLB_MODE_MQ)
+	if (IS_ENABLED(CONFIG_BLK_MQ) && nullb_queue_mode == NULLB_MODE_MQ)
 		blk_mq_free_tag_set(&nb->tag_set);
 	mempool_destroy(nb->delayed_bios);
 	nullb_free_store(nb);
@@ -962,6 +977,10 @@ static int __init nullb_check_params(void)
 	    nullb_queue_mode > NULLB_MODE_MQ) {
 		pr_err("queue_mode=%d is invalid: from 0 to 2: 0 (bio), 1 (request_fn) or 2 (multiqueue)\n",
 		       nullb_queue_mode);
+		return -EINVAL;
+	}
+	if (!IS_ENABLED(CONFIG_BLK_MQ) && nullb_queue_mode == NULLB_MODE_MQ) {
+		pr_err("queue_mode=2 is not available: this kernel is built without CONFIG_BLK_MQ, use 0 (bio) or 1 (request_fn)\n");
 		return -EINVAL;
 	}
 	if (!is_power_of_2(nullb_bs) || nullb_bs < 512 || nullb_bs > 4096) {

@@ -729,7 +729,18 @@ static inline void blk_mq_complete_request_direct(struct request *rq,
 /* Driver side of a request's life: start, then end (or requeue). */
 void blk_mq_start_request(struct request *rq);
 void __blk_mq_end_request(struct request *rq, blk_status_t error);
+#ifdef CONFIG_BLK_MQ
 void blk_mq_end_request(struct request *rq, blk_status_t error);
+#else
+/*
+ * Without the engine no request comes from a tag set; blk-flush.c, whose
+ * flush sequences only multiqueue queues use, still names this.
+ */
+static inline void blk_mq_end_request(struct request *rq, blk_status_t error)
+{
+	WARN_ON_ONCE(1);
+}
+#endif
 void blk_mq_end_request_batch(struct io_comp_batch *ib);
 
 /* Someone will look at the request's times: accounting, stats, ->end_io. */
@@ -781,8 +792,19 @@ void blk_mq_delay_run_hw_queues(struct request_queue *q, unsigned long msecs);
 /* Quiescing: no ->queue_rq() calls, submitters keep queueing */
 void blk_mq_quiesce_queue_nowait(struct request_queue *q);
 void blk_mq_wait_quiesce_done(struct request_queue *q);
+#ifdef CONFIG_BLK_MQ
 void blk_mq_quiesce_queue(struct request_queue *q);
 void blk_mq_unquiesce_queue(struct request_queue *q);
+#else
+/* Without the engine nothing dispatches through ->queue_rq() to stop. */
+static inline void blk_mq_quiesce_queue(struct request_queue *q)
+{
+}
+
+static inline void blk_mq_unquiesce_queue(struct request_queue *q)
+{
+}
+#endif
 
 /* Freezing: no new requests, wait for the old ones */
 void blk_mq_freeze_queue(struct request_queue *q);

@@ -50,7 +50,7 @@ check_bisect()
 			with_progress "check-bisect $n/$total" "$log" \
 				"echo \$(grep -cE '^  (CC|LD|AR|AS)' '$log') objects" -- \
 				kmake -j"$(nproc_build)" bzImage modules &&
-			check_config "$KOBJ" $(config_fragments bench)); then
+			check_config "$KOBJ" $(config_fragments series bench)); then
 			pass=$((pass + 1))
 			echo "ok $n $subject"
 		else

@@ -10,9 +10,12 @@ config_fragments()
 	bench) echo -n "$c/bench.config" ;;
 	debug) echo -n "$c/bench.config $c/debug.config" ;;
 	lockstat) echo -n "$c/bench.config $c/lockstat.config" ;;
+	nomq) [ "$1" = series ] || die "config nomq: only the series has CONFIG_BLK_MQ"
+		echo -n "$c/bench.config" ;;
 	*) one_of config "$2" $CONFIGS ;;
 	esac
 	[ "$1" = series ] && echo -n " $c/series.config"
+	[ "$2" = nomq ] && echo -n " $c/nomq.config"
 	echo
 }
 
@@ -36,21 +39,32 @@ kmake()
 	make -C "$KSRC" O="$KOBJ" CC="$cc" HOSTCC="$cc" "$@"
 }
 
-# check_config OBJ FRAGMENTS...: every option a fragment asks for must be in
-# .config exactly as asked; name the first that is not.
+# check_config OBJ FRAGMENTS...: every option the fragments ask for must be
+# in .config exactly as asked (a later fragment overrides an earlier one, as
+# in merge_config.sh; "is not set" also holds for an option kconfig leaves
+# out); name those that are not.
 check_config()
 {
-	local obj=$1 frag line opt bad=""
+	local obj=$1 frag line name opt bad="" names=()
+	local -A want=()
 	shift
 	for frag in "$@"; do
 		while read -r line; do
 			case $line in
-			CONFIG_*=*) opt=$line ;;
-			"# CONFIG_"*" is not set") opt=$line ;;
+			CONFIG_*=*) name=${line%%=*} ;;
+			"# CONFIG_"*" is not set") name=${line#\# } name=${name%% *} ;;
 			*) continue ;;
 			esac
-			grep -qxF "$opt" "$obj/.config" || bad="$bad${bad:+, }$opt"
+			[ -n "${want[$name]:-}" ] || names+=("$name")
+			want[$name]=$line
 		done <"$frag"
+	done
+	for name in "${names[@]}"; do
+		opt=${want[$name]}
+		grep -qxF "$opt" "$obj/.config" && continue
+		# an option whose dependencies are off is not written at all
+		[[ $opt == "# "* ]] && ! grep -qE "^$name=" "$obj/.config" && continue
+		bad="$bad${bad:+, }$opt"
 	done
 	[ -z "$bad" ] || die "config: not in $obj/.config after merge (missing dependency?): $bad"
 }

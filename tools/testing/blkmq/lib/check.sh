@@ -37,6 +37,7 @@ series debug 2 robust.sh
 series debug 2 kunit.sh
 series debug 2 virtio.sh @DISKS@
 series debug 2 virtio-reboot.sh @DISKS@
+series nomq  2 nomq.sh
 "
 
 check_selftests()
@@ -192,6 +193,34 @@ check_ours()
 		"${missing:+not ours: $(echo $missing | cut -c1-300)}"
 }
 
+# check_nomq_kconfig: with CONFIG_BLK_MQ=n, allyesconfig must turn off
+# every driver that calls into the engine (nomq-drivers.py finds them
+# from the engine's exports and the Makefiles).
+check_nomq_kconfig()
+{
+	local obj=$BLKMQ_OUT/check/allyes-nomq log=$BLKMQ_OUT/check/nomq-kconfig.log out
+	rm -rf "$obj"
+	mkdir -p "$obj"
+	echo "# CONFIG_BLK_MQ is not set" >"$obj/allconfig"
+	msg "BLK_MQ=n: allyesconfig (about a minute)"
+	if ! make -s -C "$(src_dir series)" O="$obj" KCONFIG_ALLCONFIG="$obj/allconfig" \
+		allyesconfig >"$log" 2>&1; then
+		check_result 1 "BLK_MQ=n: drivers that need the engine depend on it" \
+			"allyesconfig failed, see $log"
+		return
+	fi
+	if out=$(python3 "$BLKMQ_TOOLS/nomq-drivers.py" "$(src_dir series)" "$obj/.config" 2>&1); then
+		check_result 0 "BLK_MQ=n: drivers that need the engine depend on it" \
+			"$(echo "$out" | sed -n 2p)"
+	else
+		check_result 1 "BLK_MQ=n: drivers that need the engine depend on it" \
+			"$(echo "$out" | sed -n 2p)"
+		echo "$out" | tail -n +3 | head -n 15 | sed 's/^/    /'
+	fi
+	echo "$out" >>"$log"
+	rm -rf "$obj"
+}
+
 # check_suite KERNEL CONFIG CPUS SCRIPT [VM OPTIONS...]: one boot; each
 # KTAP result of the guest script counts, and a boot that fails outright
 # counts once.
@@ -237,7 +266,7 @@ check()
 	check_selftests
 	check_series
 
-	for kc in stock-bench series-bench series-debug; do
+	for kc in stock-bench series-bench series-debug series-nomq; do
 		# A subshell: a build that dies on bad config still gets counted.
 		if (build "${kc%-*}" "${kc#*-}"); then
 			check_result 0 "build $kc"
@@ -257,6 +286,7 @@ check()
 		check_result 1 "sparse: the series adds no finding in block/ and null_blk" \
 			"a bench kernel did not build"
 	fi
+series nomq  2 nomq.sh
 
 	if [[ $built == *" stock-bench "* ]]; then
 		check_runner stock bench

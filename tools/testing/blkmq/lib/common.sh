@@ -11,7 +11,7 @@ PROGRESS_EVERY=${PROGRESS_EVERY:-20}
 
 # The kernels and configs the harness knows; everything else is bad input.
 KERNELS="stock series"
-CONFIGS="bench debug lockstat"
+CONFIGS="bench debug lockstat nomq"
 
 msg()  { printf 'blkmq: %s\n' "$*"; }
 warn() { printf 'blkmq: %s\n' "$*" >&2; }

@@ -10,7 +10,7 @@ expect_error "unknown kernel" \
 	"unknown kernel 'nosuch' \(valid: stock series\)" \
 	"$B" build nosuch bench
 expect_error "unknown config" \
-	"unknown config 'fast' \(valid: bench debug lockstat\)" \
+	"unknown config 'fast' \(valid: bench debug lockstat nomq\)" \
 	"$B" build series fast
 expect_error "build arity" "usage: blkmq build KERNEL CONFIG" "$B" build series
 expect_error "vm: unknown kernel" "unknown kernel 'foo'" "$B" vm --kernel foo -- true

@@ -10,6 +10,15 @@ printf 'CONFIG_A=y\nCONFIG_B=y\n# CONFIG_C is not set\n' >"$T/obj/.config"
 expect_error "missing options are named" \
 	'not in .*\.config .*: # CONFIG_B is not set, CONFIG_C=m$' \
 	check_config "$T/obj" "$T/frag"
+# A later fragment overrides an earlier one, as merge_config.sh does.
+printf 'CONFIG_B=y\nCONFIG_E=y\n' >"$T/frag2"
+printf 'CONFIG_A=y\nCONFIG_B=y\nCONFIG_C=m\nCONFIG_E=y\n' >"$T/obj/.config"
+expect "a later fragment overrides an earlier one" check_config "$T/obj" "$T/frag" "$T/frag2"
+printf 'CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=m\nCONFIG_E=y\n' >"$T/obj/.config"
+expect_error "the overriding value is the one checked" 'not in .*\.config .*: CONFIG_B=y$' \
+	check_config "$T/obj" "$T/frag" "$T/frag2"
+printf 'CONFIG_A=y\nCONFIG_C=m\n' >"$T/obj/.config"
+expect "an option left out of .config is not set" check_config "$T/obj" "$T/frag"
 for f in "$BLKMQ_TOOLS"/configs/*.config; do
 	bad=$(grep -vE '^(CONFIG_[A-Z0-9_]+=.+|# CONFIG_[A-Z0-9_]+ is not set|#.*|)$' "$f")
 	[ -z "$bad" ] || fail "$(basename "$f"): lines merge_config.sh cannot read: $bad"

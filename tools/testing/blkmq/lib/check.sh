@@ -286,7 +286,8 @@ check()
 		check_result 1 "sparse: the series adds no finding in block/ and null_blk" \
 			"a bench kernel did not build"
 	fi
-series nomq  2 nomq.sh
+
+	check_nomq_kconfig
 
 	if [[ $built == *" stock-bench "* ]]; then
 		check_runner stock bench

@@ -43,7 +43,8 @@ case ,$parts, in
 		name=$(mode_name $mode)
 		nullb_has_mode $mode || { echo "bench: no $name mode in this kernel"; continue; }
 		for irq in 0 1; do
-			nullb_load queue_mode=$mode submit_queues="$cpus" irqmode=$irq gb=16 bs=4096 || exit 1
+			nullb_load queue_mode=$mode submit_queues="$cpus" irqmode=$irq \
+				gb=16 bs=4096 || exit 1
 			for engine in libaio io_uring; do
 				randread "$name-irq$irq" /dev/nullb0 $engine
 			done

@@ -209,7 +209,8 @@ check_nomq_kconfig()
 			"allyesconfig failed, see $log"
 		return
 	fi
-	if out=$(python3 "$BLKMQ_TOOLS/nomq-drivers.py" "$(src_dir series)" "$obj/.config" 2>&1); then
+	if out=$(python3 "$BLKMQ_TOOLS/nomq-drivers.py" "$(src_dir series)" "$obj/.config" \
+		2>&1); then
 		check_result 0 "BLK_MQ=n: drivers that need the engine depend on it" \
 			"$(echo "$out" | sed -n 2p)"
 	else

@@ -289,11 +289,11 @@ if load memory_backed=1 irqmode=2 completion_nsec=500000000 write_cache=1 fua=0;
 	rc=$?
 	clat=$(awk -F';' '/^3;/ { printf "%d", $55 }' /tmp/osync.out)
 	fl=$(cat $dbg/flushes)
+	detail="4 fsyncs in $(((t1 - t0) * 10)) ms, O_SYNC write latency >= ${clat:-?} us"
 	ktap_result $([ $i = 4 ] && [ $rc = 0 ] && [ "$fl" = 8 ] &&
 		[ $((t1 - t0)) -ge 400 ] && [ "${clat:-0}" -ge 1000000 ] &&
 		[ "$(inflight nullb0)" = "0 0" ]; echo $?) \
-		"fsync and emulated FUA wait for the driver's flush" \
-		"4 fsyncs in $(((t1 - t0) * 10)) ms, O_SYNC write latency >= ${clat:-?} us, flushes $fl"
+		"fsync and emulated FUA wait for the driver's flush" "$detail, flushes $fl"
 	nullb_unload
 else
 	ktap_result 1 "fsync and emulated FUA wait for the driver's flush" \

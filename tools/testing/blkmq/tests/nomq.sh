@@ -18,7 +18,8 @@ modprobe null_blk queue_mode=2 nr_devices=1 2>/dev/null
 rc=$?
 line=$(dmesg | grep 'null_blk: queue_mode=2' | tail -n 1)
 ktap_result $([ $rc != 0 ] && [ ! -e /dev/nullb0 ] &&
-	echo "$line" | grep -q 'queue_mode=2 is not available: this kernel is built without CONFIG_BLK_MQ'
+	echo "$line" |
+		grep -q 'queue_mode=2 is not available: this kernel is built without CONFIG_BLK_MQ'
 	echo $?) "queue_mode=2 is refused" "modprobe exit $rc: ${line#*] }"
 [ -d /sys/module/null_blk ] && modprobe -r null_blk
 
@@ -36,8 +37,8 @@ fi
 for mode in 0 1; do
 	for irq in 0 1; do
 		if nullb_load queue_mode=$mode irqmode=$irq memory_backed=1 nr_devices=1 gb=1; then
-			fio_verify "$(mode_name $mode) irqmode=$irq: fio randrw verify" /dev/nullb0 \
-				--numjobs=2 --offset_increment=16M
+			fio_verify "$(mode_name $mode) irqmode=$irq: fio randrw verify" \
+				/dev/nullb0 --numjobs=2 --offset_increment=16M
 			nullb_unload
 		else
 			ktap_result 1 "$(mode_name $mode) irqmode=$irq: fio randrw verify" \

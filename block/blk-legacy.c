@@ -1045,6 +1045,7 @@ struct request_queue *blk_init_queue_cmd(request_fn_proc *rfn,
 	if (!lq || !e)
 		goto fail;
 
+	e->ops = &lq_elevator_ops;
 	spin_lock_init(&lq->own_lock);
 	lq->lock = lock ?: &lq->own_lock;
 	lq->q = q;

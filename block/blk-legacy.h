@@ -148,6 +148,7 @@ struct lq_sched_type {
 };
 
 /* legacy-elevator.c */
+extern const struct elevator_queue_ops lq_elevator_ops;
 int lq_sched_register(struct lq_sched_type *type);
 struct lq_sched_type *lq_sched_default(void);
 ssize_t lq_sched_show(struct request_queue *q, char *page);

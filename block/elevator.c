@@ -2,7 +2,8 @@
 /*
  * The elevator seam.  Multiqueue queues run without an I/O scheduler
  * ("none"); request_fn queues have q->elevator set and their calls go on
- * to block/legacy-elevator.c.  See the comment at the top of elevator.h.
+ * through q->elevator->ops to block/legacy-elevator.c.  See the comment
+ * at the top of elevator.h.
  */
 #include <linux/kernel.h>
 #include <linux/blkdev.h>
@@ -10,13 +11,12 @@
 
 #include "elevator.h"
 #include "blk.h"
-#include "blk-legacy.h"
 
 enum elv_merge elv_merge(struct request_queue *q, struct request **req,
 			 struct bio *bio)
 {
 	if (blk_queue_request_fn(q))
-		return lq_merge(q, req, bio);
+		return q->elevator->ops->merge(q, req, bio);
 	return ELEVATOR_NO_MERGE;
 }
 
@@ -24,21 +24,21 @@ void elv_merge_requests(struct request_queue *q, struct request *rq,
 			struct request *next)
 {
 	if (blk_queue_request_fn(q))
-		lq_merge_requests(q, rq, next);
+		q->elevator->ops->merge_requests(q, rq, next);
 }
 
 void elv_merged_request(struct request_queue *q, struct request *rq,
 			enum elv_merge type)
 {
 	if (blk_queue_request_fn(q))
-		lq_merged(q, rq, type);
+		q->elevator->ops->merged(q, rq, type);
 }
 
 struct request *elv_former_request(struct request_queue *q,
 				   struct request *rq)
 {
 	if (blk_queue_request_fn(q))
-		return lq_former(q, rq);
+		return q->elevator->ops->former(q, rq);
 	return NULL;
 }
 
@@ -46,7 +46,7 @@ struct request *elv_latter_request(struct request_queue *q,
 				   struct request *rq)
 {
 	if (blk_queue_request_fn(q))
-		return lq_latter(q, rq);
+		return q->elevator->ops->latter(q, rq);
 	return NULL;
 }
 
@@ -94,7 +94,7 @@ int elevator_switch(struct request_queue *q, struct elevator_type *new_e)
 ssize_t elv_iosched_show(struct request_queue *q, char *page)
 {
 	if (blk_queue_request_fn(q))
-		return lq_sched_show(q, page);
+		return q->elevator->ops->sched_show(q, page);
 	return sprintf(page, "[none]\n");
 }
 
@@ -108,7 +108,7 @@ ssize_t elv_iosched_store(struct request_queue *q, const char *page,
 	char name[ELV_NAME_MAX + 1];
 
 	if (blk_queue_request_fn(q))
-		return lq_sched_store(q, page, count);
+		return q->elevator->ops->sched_store(q, page, count);
 
 	strscpy(name, page, sizeof(name));
 	if (strcmp(strstrip(name), "none"))

@@ -12,7 +12,8 @@
  *
  * The request_fn mode (block/blk-legacy.c) brings single-queue elevators
  * back: a request_fn queue has q->elevator set, and the functions in
- * elevator.c pass its calls on to block/legacy-elevator.c.
+ * elevator.c pass its calls on through q->elevator->ops, which
+ * block/legacy-elevator.c provides.
  */
 #ifndef _ELEVATOR_H
 #define _ELEVATOR_H
@@ -54,12 +55,32 @@ struct elevator_type {
 struct lq_queue;
 
 /*
+ * What the elevator of a queue does for the rest of the block layer: the
+ * merge lookups of blk-merge.c and the scheduler sysfs attribute.  The
+ * request_fn mode (block/legacy-elevator.c) provides it.
+ */
+struct elevator_queue_ops {
+	enum elv_merge (*merge)(struct request_queue *q, struct request **rq,
+				struct bio *bio);
+	void (*merged)(struct request_queue *q, struct request *rq,
+		       enum elv_merge type);
+	void (*merge_requests)(struct request_queue *q, struct request *rq,
+			       struct request *next);
+	struct request *(*former)(struct request_queue *q, struct request *rq);
+	struct request *(*latter)(struct request_queue *q, struct request *rq);
+	ssize_t (*sched_show)(struct request_queue *q, char *page);
+	ssize_t (*sched_store)(struct request_queue *q, const char *page,
+			       size_t count);
+};
+
+/*
  * A scheduler instance attached to a queue (q->elevator).  Only request_fn
- * queues (block/blk-legacy.c) have one; @lq is their state, and @kobj is
- * their queue/iosched directory.
+ * queues (block/blk-legacy.c) have one; @ops answer for it, @lq is its
+ * state, and @kobj is its queue/iosched directory.
  */
 struct elevator_queue {
 	struct elevator_type *type;
+	const struct elevator_queue_ops *ops;
 	void *elevator_data;
 	struct kobject kobj;
 	struct lq_queue *lq;

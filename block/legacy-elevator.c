@@ -346,3 +346,14 @@ ssize_t lq_sched_store(struct request_queue *q, const char *page,
 	old->ops.exit(old_data);
 	return count;
 }
+
+/* How elevator.c reaches the functions above for a request_fn queue. */
+const struct elevator_queue_ops lq_elevator_ops = {
+	.merge		= lq_merge,
+	.merged		= lq_merged,
+	.merge_requests	= lq_merge_requests,
+	.former		= lq_former,
+	.latter		= lq_latter,
+	.sched_show	= lq_sched_show,
+	.sched_store	= lq_sched_store,
+};

@@ -10,6 +10,7 @@ config_fragments()
 	bench) echo -n "$c/bench.config" ;;
 	debug) echo -n "$c/bench.config $c/debug.config" ;;
 	lockstat) echo -n "$c/bench.config $c/lockstat.config" ;;
+	profile) echo -n "$c/bench.config $c/profile.config" ;;
 	*) one_of config "$2" $CONFIGS ;;
 	esac
 	[ "$1" = series ] && echo -n " $c/series.config"

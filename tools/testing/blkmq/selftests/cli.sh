@@ -4,9 +4,9 @@
 . "$(dirname "$0")/lib.sh"
 B=$BLKMQ_TOOLS/blkmq
 
-expect_error "unknown command" "unknown command 'frob' \(valid: setup assemble build vm main bench check series check-bisect\)" "$B" frob
+expect_error "unknown command" "unknown command 'frob' \(valid: setup assemble build vm main bench profile check series check-bisect\)" "$B" frob
 expect_error "unknown kernel" "unknown kernel 'nosuch' \(valid: stock series\)" "$B" build nosuch bench
-expect_error "unknown config" "unknown config 'fast' \(valid: bench debug lockstat\)" "$B" build series fast
+expect_error "unknown config" "unknown config 'fast' \(valid: bench debug lockstat profile\)" "$B" build series fast
 expect_error "build arity" "usage: blkmq build KERNEL CONFIG" "$B" build series
 expect_error "vm: unknown kernel" "unknown kernel 'foo'" "$B" vm --kernel foo -- true
 expect_error "vm: unknown config" "unknown config 'x'" "$B" vm --config x -- true
@@ -24,6 +24,9 @@ expect_error "BLKMQ_ACCEL" "unknown BLKMQ_ACCEL 'hvf' \(valid: kvm tcg\)" env BL
 expect_error "bench: bad repeats" "--repeats must be 1..50, not '0'" "$B" bench --repeats 0
 expect_error "bench: bad cpus" "--cpus must be 1..64, not 'x'" "$B" bench --cpus x
 expect_error "bench: unknown option" "bench: unknown option '--kernel'" "$B" bench --kernel stock
+expect_error "bench: bad only" "--only takes an extended regex, not 'mq\\(\\('" "$B" bench --only 'mq(('
+expect_error "profile: bad shift" "--shift must be 0..12, not '13'" "$B" profile --shift 13
+expect_error "profile: unknown option" "profile: unknown option '--kernel'" "$B" profile --kernel stock
 expect_error "series: no arguments" "series takes no arguments" "$B" series now
 expect_error "check-bisect: bad max" "--max must be a positive number, not '0x'" \
 	"$B" check-bisect --max 0x

@@ -55,7 +55,7 @@ bench:
 # make profile: the stock and series profile kernels (CONFIG_PROFILING,
 # booted with profile=2), fio libaio 1 job in mq mode, kernel time per I/O
 # by function side by side.  PROFILE_RUNTIME=S per fio job.
-PROFILE_RUNTIME ?= 5
+PROFILE_RUNTIME ?= 15
 
 profile:
 	@$(BLKMQ) profile --cpus $(CPUS) --runtime $(PROFILE_RUNTIME)

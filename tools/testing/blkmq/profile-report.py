@@ -13,8 +13,9 @@ _stext.._etext and is counted in the last bucket, shown as "(modules)".
 
 For each case it prints the TOP functions (default 15) by the larger of
 the two kernels' cost, each as microseconds of CPU per I/O (hits / HZ
-over the I/Os) and share of the non-idle kernel hits, then the block
-layer's functions (blk_*, bio_*, submit_bio*, ...) summed, and the totals.
+over the I/Os) and share of the non-idle kernel hits, then the engine's
+functions and the whole block layer's summed, and the totals; last, the
+same two sums over all cases, which have the most ticks to go on.
 Under TCG the guest has no performance counters; the tick is the clock.
 """
 import bisect
@@ -32,6 +33,11 @@ IDLE = {"default_idle", "native_safe_halt", "arch_cpu_idle", "default_idle_call"
 # The block layer's own functions, summed as one row: with a few thousand
 # ticks per case, single functions of it have too few hits to compare.
 BLOCK = re.compile(r"^_*(blk|bio|submit_bio|part_|update_io_ticks|rq_|req_|elv_)")
+# The part the engine replaces: requests, tags, dispatch, accounting.
+ENGINE = re.compile(r"^_*(blk_mq|sbitmap|sbq_|blk_account|blk_update_request|blk_add_timer|"
+                    r"blk_rq_|blk_attempt|update_io_ticks|blk_stat|blk_crypto)")
+GROUPS = [("engine (blk_mq_*, tags, accounting)", ENGINE),
+          ("block layer (blk_*, bio_*, ...)", BLOCK)]
 
 
 def symbols(path):
@@ -86,6 +92,7 @@ def main():
                     for p in glob.glob(os.path.join(res, "*", "profile-*.bin"))})
     if not cases:
         sys.exit(f"profile-report: no profile-*.bin under {res}")
+    total = {}
     for case in cases:
         data = {}
         for k in KERNELS:
@@ -108,17 +115,25 @@ def main():
                 c = funcs.get(n, 0)
                 row += f"{c * us / max(ios, 1):>14.3f}{100.0 * c / max(busy, 1):>7.1f}"
             print(row)
-        row = f"{'block layer (blk_*, bio_*, ...)':<36}"
-        for k, (funcs, ios, us, busy) in data.items():
-            c = sum(v for n, v in funcs.items() if BLOCK.match(n))
-            row += f"{c * us / max(ios, 1):>14.3f}{100.0 * c / max(busy, 1):>7.1f}"
-        print(row)
+        for label, pat in GROUPS:
+            row = f"{label:<36}"
+            for k, (funcs, ios, us, busy) in data.items():
+                c = sum(v for n, v in funcs.items() if pat.match(n))
+                row += f"{c * us / max(ios, 1):>14.3f}{100.0 * c / max(busy, 1):>7.1f}"
+                sums = total.setdefault(k, {})
+                sums[label] = sums.get(label, 0) + c
+                sums[""] = sums.get("", 0) + (busy if label == GROUPS[0][0] else 0)
+            print(row)
         row = f"{'total busy':<36}"
         for k, (funcs, ios, us, busy) in data.items():
             row += f"{busy * us / max(ios, 1):>14.3f}{'':>7}"
         print(row)
         print("    " + ", ".join(f"{k}: {ios} I/Os, {busy} busy ticks"
                               for k, (funcs, ios, us, busy) in data.items()))
+    print(f"\nall cases, share of busy ticks ({len(cases)} cases)")
+    for label, _ in GROUPS:
+        print(f"{label:<36}" + "".join(
+            f"{k:>14}{100.0 * sums[label] / max(sums[''], 1):>7.1f}" for k, sums in total.items()))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 # profile-<case>.bin and ios-<case>.txt.  usage: profile.sh RUNTIME
 . /blkmq/guest/lib.sh
 
-runtime=${1:-5}
+runtime=${1:-15}
 cpus=$(grep -c ^processor /proc/cpuinfo)
 [ -w /proc/profile ] || { echo "profile: no /proc/profile (CONFIG_PROFILING, boot with profile=N)"; exit 1; }
 

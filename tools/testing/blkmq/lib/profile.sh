@@ -8,7 +8,7 @@
 
 profile_job()
 {
-	local cpus=2 runtime=5 shift_=2 top=15 res k kobj
+	local cpus=2 runtime=15 shift_=2 top=15 res k kobj
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--cpus) cpus=$2; shift 2 ;;

@@ -42,15 +42,25 @@ clean:
 # make bench: stock vs series, the whole fio matrix, A B A B ... booted.
 # Options: CPUS=N (vCPUs: a bigger machine shows scaling 1, 2, 4 ... N),
 #          REPEATS=N (at least 5 for the method), BENCH_RUNTIME=S per job,
-#          BENCH_PARTS=LIST (some of nullb,virtio,tags,lockstat; default all).
+#          BENCH_PARTS=LIST (some of nullb,virtio,tags,lockstat; default all),
+#          BENCH_ONLY=REGEX (only the fio cases it matches, e.g.
+#          'mq-irq1-libaio-qd(1|32)-j1'; no tag or lock part).
 REPEATS ?= 5
 BENCH_RUNTIME ?= 3
 BENCH_PARTS ?= nullb,virtio,tags,lockstat
 
-.PHONY: bench
+.PHONY: bench profile
 bench:
 	@$(BLKMQ) bench --cpus $(CPUS) --repeats $(REPEATS) --runtime $(BENCH_RUNTIME) \
-		--parts $(BENCH_PARTS)
+		--parts $(BENCH_PARTS) $(if $(BENCH_ONLY),--only '$(BENCH_ONLY)')
+
+# make profile: the stock and series profile kernels (CONFIG_PROFILING,
+# booted with profile=2), fio libaio 1 job in mq mode, kernel time per I/O
+# by function side by side.  PROFILE_RUNTIME=S per fio job.
+PROFILE_RUNTIME ?= 15
+
+profile:
+	@$(BLKMQ) profile --cpus $(CPUS) --runtime $(PROFILE_RUNTIME)
 
 # make series: the repo as a git format-patch series (out/series/).
 # make check-bisect: build each exported patch in turn (bench config);

@@ -811,7 +811,8 @@ static void blk_mq_issue_list(struct blk_mq_hw_ctx *hctx,
 }
 
 /*
- * Run @hctx in the caller's context.
+ * Run @hctx in the caller's context: what waits on it, or only @rq when
+ * given (see blk_mq_issue_new()).
  *
  * A dispatch is bracketed by hctx->nr_dispatching so that
  * blk_mq_quiesce_queue() can wait for it without an RCU read section:
@@ -821,7 +822,7 @@ static void blk_mq_issue_list(struct blk_mq_hw_ctx *hctx,
  * blk_mq_wait_quiesce_done() between setting the flag and reading the
  * counters: a dispatcher either sees the flag or is waited for.
  */
-static void __blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx)
+static void blk_mq_dispatch(struct blk_mq_hw_ctx *hctx, struct request *rq)
 {
 	struct request_queue *q = hctx->queue;
 	LIST_HEAD(list);
@@ -831,13 +832,44 @@ static void __blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx)
 
 	if (!blk_mq_hctx_stopped(hctx) && !blk_queue_quiesced(q)) {
 		hctx->run++;
-		blk_mq_collect(hctx, &list);
+		if (rq) {
+			/* counted as blk_mq_insert_request() counts */
+			rq->mq_ctx->rq_queued[rq_is_sync(rq)]++;
+			hctx->queued++;
+			list_add(&rq->queuelist, &list);
+		} else {
+			blk_mq_collect(hctx, &list);
+		}
 		if (!list_empty(&list))
 			blk_mq_issue_list(hctx, &list);
+	} else if (rq) {
+		/* it waits with the rest; unquiesce or restart runs it */
+		blk_mq_insert_request(rq);
 	}
 
 	if (atomic_dec_and_test(&hctx->nr_dispatching))
 		wake_up_var(&hctx->nr_dispatching);
+}
+
+static void __blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx)
+{
+	blk_mq_dispatch(hctx, NULL);
+}
+
+/*
+ * Give a new request from the submitter to the driver.  When nothing
+ * waits on its hardware queue, nothing is older than @rq: it skips its
+ * software queue (the lock, the ctx_map bit, the list) and goes straight
+ * to ->queue_rq(), as the only request of the run.
+ */
+static void blk_mq_issue_new(struct blk_mq_hw_ctx *hctx, struct request *rq)
+{
+	if (blk_mq_hctx_has_pending(hctx)) {
+		blk_mq_insert_request(rq);
+		blk_mq_run_inline(hctx);
+		return;
+	}
+	blk_mq_dispatch(hctx, rq);
 }
 
 /* Run from a context that may sleep (the submitter): always inline. */
@@ -1199,7 +1231,6 @@ void blk_mq_submit_bio(struct bio *bio)
 	struct request_queue *q = bdev_get_queue(bio->bi_bdev);
 	struct blk_plug *plug = blk_mq_plug(bio);
 	unsigned int nr_segs = 1;
-	struct blk_mq_hw_ctx *hctx;
 	struct request *rq;
 	blk_status_t sts;
 
@@ -1254,10 +1285,7 @@ void blk_mq_submit_bio(struct bio *bio)
 		return;
 	}
 
-	/* once inserted, @rq may complete any time: keep its hctx */
-	hctx = rq->mq_hctx;
-	blk_mq_insert_request(rq);
-	blk_mq_run_inline(hctx);
+	blk_mq_issue_new(rq->mq_hctx, rq);
 }
 
 /**

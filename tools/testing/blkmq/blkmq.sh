@@ -4,12 +4,15 @@
 #
 #   blkmq setup                      install packages, extract the base
 #   blkmq assemble                   base + overlay + patches -> out/src/series
-#   blkmq build KERNEL CONFIG        kernel: stock|series, config: bench|debug|lockstat
+#   blkmq build KERNEL CONFIG        kernel: stock|series, config: bench|debug|lockstat|profile
 #   blkmq vm [OPTIONS] -- CMD...     boot a kernel, run CMD, exit with its status
 #   blkmq main [--kernel K] [--cpus N] [--runtime S]
 #                                    null_blk in each mode + fio, one table
 #   blkmq bench [--cpus N] [--repeats N] [--runtime S] [--parts LIST]
+#               [--only REGEX]
 #                                    stock vs series, fio matrix, A B A B ...
+#   blkmq profile [--cpus N] [--runtime S] [--shift N] [--top N]
+#                                    stock vs series, kernel time per I/O by function
 #   blkmq check                      the whole test suite
 #   blkmq check-sparse               its sparse step alone: stock vs series
 #   blkmq series                     the series as git format-patch files
@@ -20,8 +23,8 @@ set -u
 set -o pipefail
 
 BLKMQ_TOOLS=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
-for f in common setup assemble build initramfs console vm main bench check sparse series \
-	bisect; do
+for f in common setup assemble build initramfs console vm main bench profile check sparse \
+	series bisect; do
 	# shellcheck source=/dev/null
 	. "$BLKMQ_TOOLS/lib/$f.sh"
 done
@@ -46,6 +49,7 @@ build)
 vm) vm "$@" ;;
 main) main_job "$@" ;;
 bench) bench_job "$@" ;;
+profile) profile_job "$@" ;;
 check) check "$@" ;;
 check-sparse)
 	[ $# -eq 0 ] || die "check-sparse takes no arguments"
@@ -58,6 +62,7 @@ check-bisect) check_bisect "$@" ;;
 -h|--help|help) usage ;;
 *)
 	die "unknown command '$cmd'" \
-		"(valid: setup assemble build vm main bench check check-sparse series check-bisect)"
+		"(valid: setup assemble build vm main bench profile check check-sparse series" \
+		"check-bisect)"
 	;;
 esac

@@ -5,6 +5,12 @@
 # --parts picks what runs (default all): nullb (the null_blk matrix),
 # virtio (virtio-blk on a raw host file, cache=none, one queue per vCPU),
 # tags (tag allocator against sbitmap), lockstat (lock statistics).
+#
+# --only REGEX (or BENCH_ONLY) keeps the fio cases whose name,
+# <mode>-irq<I>-<engine>-qd<Q>-j<J> or virtio_blk-<engine>-qd<Q>-j<J>,
+# matches the extended regex, and skips the tag and lock parts: a quick
+# paired look, written to quick-<time>/ so that the cover letter, which
+# takes the newest bench-*/, never sees it.
 
 BENCH_PARTS=nullb,virtio,tags,lockstat
 # Size of the virtio-blk benchmark disk, a host file written once per run.
@@ -15,16 +21,19 @@ bench_has() { [[ ,$2, == *,$1,* ]]; }
 
 bench_job()
 {
-	local cpus=2 repeats=5 runtime=3 parts=$BENCH_PARTS res r k p disk=()
+	local cpus=2 repeats=5 runtime=3 parts=$BENCH_PARTS only=${BENCH_ONLY:-}
+	local res r k p disk=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--cpus) cpus=$2; shift 2 ;;
 		--repeats) repeats=$2; shift 2 ;;
 		--runtime) runtime=$2; shift 2 ;;
 		--parts) parts=$2; shift 2 ;;
+		--only) only=$2; shift 2 ;;
 		*)
 			die "bench: unknown option '$1'" \
-				"(valid: --cpus N, --repeats N, --runtime SECONDS, --parts LIST)"
+				"(valid: --cpus N, --repeats N, --runtime SECONDS, --parts LIST," \
+				"--only REGEX)"
 			;;
 		esac
 	done
@@ -33,11 +42,16 @@ bench_job()
 		bench_has "$p" "$BENCH_PARTS" ||
 			die "bench: --parts: unknown part '$p' (valid: ${BENCH_PARTS//,/, })"
 	done
-	is_uint "$cpus" && [ "$cpus" -le 64 ] || die "bench: --cpus must be 1..64, not '$cpus'"
+	check_cpus_runtime bench "$cpus" "$runtime"
 	is_uint "$repeats" && [ "$repeats" -le 50 ] ||
 		die "bench: --repeats must be 1..50, not '$repeats'"
-	is_uint "$runtime" ||
-		die "bench: --runtime must be a positive number of seconds, not '$runtime'"
+	if [ -n "$only" ]; then
+		echo | grep -Eq -- "$only" 2>/dev/null
+		[ $? -le 1 ] || die "bench: --only takes an extended regex, not '$only'"
+		# a quick look at some fio cases: no tag or lock part
+		parts=$(echo "$parts" | tr , '\n' | grep -E '^(nullb|virtio)$' | paste -sd,)
+		[ -n "$parts" ] || die "bench: --only needs the nullb or virtio part"
+	fi
 	[ "$repeats" -ge 5 ] ||
 		warn "bench: $repeats repeats is a quick look; the method asks for at least 5"
 	build stock bench || exit 1
@@ -45,7 +59,8 @@ bench_job()
 	if bench_has lockstat "$parts"; then
 		build series lockstat || exit 1
 	fi
-	res=$BLKMQ_OUT/results/bench-$(date +%Y%m%d-%H%M%S)
+	res=$BLKMQ_OUT/results/$([ -n "$only" ] && echo quick || echo bench)
+	res=$res-$(date +%Y%m%d-%H%M%S)
 	mkdir -p "$res"
 	if bench_has virtio "$parts"; then
 		# written, not sparse: reads must reach the host's disk
@@ -60,8 +75,8 @@ bench_job()
 			BLKMQ_LIVE_INDENT="    " BLKMQ_REBUILD=0 vm --kernel "$k" --config bench \
 				--cpus "$cpus" --name "bench-r$r" --share "$res/$k/r$r" \
 				${disk[@]+"${disk[@]}"} --timeout 3600 \
-				--script "$BLKMQ_TOOLS/guest/bench-fio.sh" "$runtime" "$parts" ||
-				{ rm -f "$res/virtio.img"; exit 1; }
+				--script "$BLKMQ_TOOLS/guest/bench-fio.sh" "$runtime" "$parts" \
+				"$only" || { rm -f "$res/virtio.img"; exit 1; }
 		done
 	done
 	rm -f "$res/virtio.img"

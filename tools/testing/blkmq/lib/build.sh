@@ -12,6 +12,7 @@ config_fragments()
 	lockstat) echo -n "$c/bench.config $c/lockstat.config" ;;
 	nomq) [ "$1" = series ] || die "config nomq: only the series has CONFIG_BLK_MQ"
 		echo -n "$c/bench.config" ;;
+	profile) echo -n "$c/bench.config $c/profile.config" ;;
 	*) one_of config "$2" $CONFIGS ;;
 	esac
 	[ "$1" = series ] && echo -n " $c/series.config"

@@ -11,7 +11,7 @@ PROGRESS_EVERY=${PROGRESS_EVERY:-20}
 
 # The kernels and configs the harness knows; everything else is bad input.
 KERNELS="stock series"
-CONFIGS="bench debug lockstat nomq"
+CONFIGS="bench debug lockstat nomq profile"
 
 msg()  { printf 'blkmq: %s\n' "$*"; }
 warn() { printf 'blkmq: %s\n' "$*" >&2; }
@@ -30,6 +30,14 @@ one_of()
 
 # is_uint VALUE: true when VALUE is a positive decimal integer.
 is_uint() { [[ $1 =~ ^[1-9][0-9]*$ ]]; }
+
+# check_cpus_runtime CMD CPUS RUNTIME: die naming CMD unless the vCPU count
+# is 1..64 and the fio runtime a positive number of seconds.
+check_cpus_runtime()
+{
+	is_uint "$2" && [ "$2" -le 64 ] || die "$1: --cpus must be 1..64, not '$2'"
+	is_uint "$3" || die "$1: --runtime must be a positive number of seconds, not '$3'"
+}
 
 elapsed() { local s=$(( $(date +%s) - $1 )); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
 

@@ -4,13 +4,13 @@
 . "$(dirname "$0")/lib.sh"
 B=$BLKMQ_TOOLS/blkmq.sh
 
-cmds="setup assemble build vm main bench check check-sparse series check-bisect"
+cmds="setup assemble build vm main bench profile check check-sparse series check-bisect"
 expect_error "unknown command" "unknown command 'frob' \(valid: $cmds\)" "$B" frob
 expect_error "unknown kernel" \
 	"unknown kernel 'nosuch' \(valid: stock series\)" \
 	"$B" build nosuch bench
 expect_error "unknown config" \
-	"unknown config 'fast' \(valid: bench debug lockstat nomq\)" \
+	"unknown config 'fast' \(valid: bench debug lockstat nomq profile\)" \
 	"$B" build series fast
 expect_error "build arity" "usage: blkmq build KERNEL CONFIG" "$B" build series
 expect_error "vm: unknown kernel" "unknown kernel 'foo'" "$B" vm --kernel foo -- true
@@ -42,6 +42,11 @@ expect_error "bench: unknown option" "bench: unknown option '--kernel'" "$B" ben
 expect_error "bench: unknown part" \
 	"bench: --parts: unknown part 'disk' \\(valid: nullb, virtio, tags, lockstat\\)" \
 	"$B" bench --parts nullb,disk
+expect_error "bench: bad only" "--only takes an extended regex, not 'mq\\(\\('" \
+	"$B" bench --only 'mq(('
+expect_error "profile: bad shift" "--shift must be 0..12, not '13'" "$B" profile --shift 13
+expect_error "profile: unknown option" "profile: unknown option '--kernel'" \
+	"$B" profile --kernel stock
 expect_error "series: no arguments" "series takes no arguments" "$B" series now
 expect_error "check-sparse: no arguments" "check-sparse takes no arguments" \
 	"$B" check-sparse now

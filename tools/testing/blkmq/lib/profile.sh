@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0
+# make profile: where the kernel's time goes per I/O, stock against series.
+# The profile kernels (bench.config plus CONFIG_PROFILING) boot with
+# profile=SHIFT, the kernel's timer-tick profiler: no performance counters
+# are needed, so it works under TCG.  guest/profile.sh runs fio libaio in
+# mq mode and saves /proc/profile; profile-report.py maps the buckets to
+# functions with the build's System.map.
+
+profile_job()
+{
+	local cpus=2 runtime=15 shift_=2 top=15 res k kobj
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--cpus) cpus=$2; shift 2 ;;
+		--runtime) runtime=$2; shift 2 ;;
+		--shift) shift_=$2; shift 2 ;;
+		--top) top=$2; shift 2 ;;
+		*)
+			die "profile: unknown option '$1'" \
+				"(valid: --cpus N, --runtime SECONDS, --shift N, --top N)"
+			;;
+		esac
+	done
+	check_cpus_runtime profile "$cpus" "$runtime"
+	[[ $shift_ =~ ^[0-9]+$ ]] && [ "$shift_" -le 12 ] ||
+		die "profile: --shift must be 0..12, not '$shift_'"
+	is_uint "$top" || die "profile: --top must be a positive number, not '$top'"
+	build stock profile || exit 1
+	build series profile || exit 1
+	res=$BLKMQ_OUT/results/profile-$(date +%Y%m%d-%H%M%S)
+	for k in stock series; do
+		kobj=$(obj_dir "$k" profile)
+		mkdir -p "$res/$k"
+		cp "$kobj/System.map" "$res/$k/System.map"
+		cp "$kobj/.config" "$res/$k/config"
+		msg "profile: $k"
+		BLKMQ_LIVE_INDENT="    " BLKMQ_REBUILD=0 vm --kernel "$k" --config profile \
+			--cpus "$cpus" --name profile --share "$res/$k" --timeout 1800 \
+			--append "profile=$shift_" \
+			--script "$BLKMQ_TOOLS/guest/profile.sh" "$runtime" || exit 1
+	done
+	msg "profile: results in $res"
+	python3 "$BLKMQ_TOOLS/profile-report.py" "$res" "$top"
+}

@@ -42,12 +42,13 @@ clean:
 # make bench: stock vs series, the whole fio matrix, A B A B ... booted.
 # Options: CPUS=N (vCPUs: a bigger machine shows scaling 1, 2, 4 ... N),
 #          REPEATS=N (at least 5 for the method), BENCH_RUNTIME=S per job,
-#          BENCH_PARTS=LIST (some of nullb,virtio,tags,lockstat; default all),
+#          BENCH_PARTS=LIST (some of nullb,virtio,icount,tags,lockstat;
+#          default all),
 #          BENCH_ONLY=REGEX (only the fio cases it matches, e.g.
 #          'mq-irq1-libaio-qd(1|32)-j1'; no tag or lock part).
 REPEATS ?= 5
 BENCH_RUNTIME ?= 3
-BENCH_PARTS ?= nullb,virtio,tags,lockstat
+BENCH_PARTS ?= nullb,virtio,icount,tags,lockstat
 
 .PHONY: bench profile
 bench:
@@ -56,11 +57,13 @@ bench:
 
 # make profile: the stock and series profile kernels (CONFIG_PROFILING,
 # booted with profile=2), fio libaio 1 job in mq mode, kernel time per I/O
-# by function side by side.  PROFILE_RUNTIME=S per fio job.
+# by function side by side.  PROFILE_RUNTIME=S per fio job;
+# PROFILE_ICOUNT=1: one vCPU under QEMU -icount, instructions per I/O.
 PROFILE_RUNTIME ?= 15
 
 profile:
-	@$(BLKMQ) profile --cpus $(CPUS) --runtime $(PROFILE_RUNTIME)
+	@$(BLKMQ) profile $(if $(PROFILE_ICOUNT),--icount,--cpus $(CPUS)) \
+		--runtime $(PROFILE_RUNTIME)
 
 # make series: the repo as a git format-patch series (out/series/).
 # make check-bisect: build each exported patch in turn (bench config);

@@ -5,8 +5,11 @@
 usage: bench-report.py DIR
 DIR/<kernel>/r<N>/<mode>-irq<I>-<engine>-qd<Q>-j<J>.json (null_blk) and
 <disk>-<engine>-qd<Q>-j<J>.json (virtio_blk: no irqmode), as the guest wrote
-them, and DIR/tags/tag-bench.txt from guest/tag-bench.sh. Writes DIR/summary.json, DIR/iops.dat and DIR/iops.png (gnuplot) and
-prints a table and the targets of the benchmark as measured ratios.
+them, DIR/icount/<kernel>/r1/*.json (the same null_blk cases at one vCPU
+under QEMU -icount shift=0, where a guest nanosecond is one instruction)
+and DIR/tags/tag-bench.txt from guest/tag-bench.sh.  Writes
+DIR/summary.json, DIR/iops.dat and DIR/iops.png (gnuplot) and prints a
+table and the targets of the benchmark as measured ratios.
 """
 import glob
 import json
@@ -38,11 +41,23 @@ def sample(path):
     # fio reports usr/sys as a share of one CPU over the run, summed over
     # the group's jobs: CPU seconds = share * runtime.
     cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100.0 * rd["runtime"] / 1000.0
+    # The whole guest's busy share over the run (guest/bench-fio.sh's
+    # <case>.cpu), times the CPUs and the run time: fio's own CPU plus the
+    # softirqs and kernel threads that worked for it.
+    guest_s = 0.0
+    try:
+        with open(path[:-len(".json")] + ".cpu") as f:
+            b0, i0, b1, i1, ncpu = (int(v) for v in f.read().split())
+        if b1 + i1 > b0 + i0:
+            guest_s = (b1 - b0) / (b1 + i1 - b0 - i0) * ncpu * rd["runtime"] / 1000.0
+    except (FileNotFoundError, ValueError):
+        pass
     return {
         "iops": rd["iops"],
         "p50_us": pct.get("50.000000", 0) / 1000.0,
         "p99_us": pct.get("99.000000", 0) / 1000.0,
         "cpu_us_per_io": cpu_s * 1e6 / ios if ios else 0.0,
+        "guest_us_per_io": guest_s * 1e6 / ios if ios else 0.0,
         "errors": job["error"],
     }
 
@@ -68,6 +83,7 @@ def collect(folder):
             "p50_us": statistics.median(s["p50_us"] for s in samples),
             "p99_us": statistics.median(s["p99_us"] for s in samples),
             "cpu_us_per_io": statistics.median(s["cpu_us_per_io"] for s in samples),
+            "guest_us_per_io": statistics.median(s["guest_us_per_io"] for s in samples),
             "errors": sum(s["errors"] for s in samples),
         })
     return rows
@@ -80,7 +96,7 @@ def find(rows, **want):
     return None
 
 
-def ratio_lines(rows):
+def ratio_lines(rows, tag=""):
     """The benchmark's targets, as ratios measured in this one run."""
     out = []
     for engine in ("libaio", "io_uring"):
@@ -91,13 +107,19 @@ def ratio_lines(rows):
                 se = find(rows, kernel="series", mode="mq", **base)
                 sb = find(rows, kernel="series", mode="bio", **base)
                 if st and se:
-                    out.append(f"series mq / stock mq IOPS  {engine:<8} QD{qd:<2} jobs={jobs}: "
-                               f"{se['iops_median'] / st['iops_median']:.2f} (target >= 1.10)")
-                    out.append(f"series mq / stock mq CPU/IO {engine:<8} QD{qd:<2} jobs={jobs}: "
-                               f"{se['cpu_us_per_io'] / st['cpu_us_per_io']:.2f} (target <= 1.00)")
+                    # the whole guest's CPU where both runs recorded it
+                    cpu = ("guest_us_per_io" if st["guest_us_per_io"] and se["guest_us_per_io"]
+                           else "cpu_us_per_io")
+                    out.append(f"{tag}series mq / stock mq IOPS  {engine:<8} QD{qd:<2} "
+                               f"jobs={jobs}: {se['iops_median'] / st['iops_median']:.2f}"
+                               " (target >= 1.10)")
+                    out.append(f"{tag}series mq / stock mq CPU/IO {engine:<8} QD{qd:<2} "
+                               f"jobs={jobs}: {se[cpu] / max(st[cpu], 1e-9):.2f}"
+                               " (target <= 1.00)")
                 if se and sb:
-                    out.append(f"series mq / series bio IOPS {engine:<8} QD{qd:<2} jobs={jobs}: "
-                               f"{se['iops_median'] / sb['iops_median']:.2f} (target >= 0.95)")
+                    out.append(f"{tag}series mq / series bio IOPS {engine:<8} QD{qd:<2} "
+                               f"jobs={jobs}: {se['iops_median'] / sb['iops_median']:.2f}"
+                               " (target >= 0.95)")
     for r in rows:
         if r["kernel"] != "series" or r["mode"] != "virtio_blk":
             continue
@@ -175,32 +197,57 @@ def has_cairo():
     return "pngcairo" in (r.stdout + r.stderr)
 
 
+def icount_table(rows):
+    """Instructions per I/O.  Under -icount shift=0 a guest nanosecond of
+    CPU time is one instruction: the guest's busy time per I/O counts all
+    it ran for the I/O (fio, the kernel, softirqs, kernel threads), fio's
+    usr+sys only fio's own threads."""
+    out = [f"{'kernel':<7} {'mode':<10} {'irq':>3} {'engine':<8} {'QD':>3} "
+           f"{'IOPS':>9} {'instr/IO':>9} {'fio instr/IO':>12}"]
+    for r in rows:
+        out.append(f"{r['kernel']:<7} {r['mode']:<10} {r['irqmode']:>3} {r['engine']:<8} "
+                   f"{r['qd']:>3} {r['iops_median']:>9.0f} {r['guest_us_per_io'] * 1000:>9.0f} "
+                   f"{r['cpu_us_per_io'] * 1000:>12.0f}")
+    return out
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: bench-report.py DIR")
     folder = sys.argv[1]
     rows = collect(folder)
-    if not rows:
+    icount = collect(os.path.join(folder, "icount"))
+    if not rows and not icount:
         sys.exit("bench-report: no fio results under " + folder)
     print(f"{'kernel':<7} {'mode':<10} {'irq':>3} {'engine':<8} {'QD':>3} {'jobs':>4} "
-          f"{'IOPS med':>9} {'min':>8} {'max':>8} {'p50us':>7} {'p99us':>7} {'CPUus/IO':>8} {'n':>2}")
+          f"{'IOPS med':>9} {'min':>8} {'max':>8} {'p50us':>7} {'p99us':>7} {'CPUus/IO':>8} "
+          f"{'guest':>6} {'n':>2}")
     for r in rows:
         irq = "-" if r["irqmode"] == NO_IRQ else r["irqmode"]
         print(f"{r['kernel']:<7} {r['mode']:<10} {irq:>3} {r['engine']:<8} {r['qd']:>3} "
               f"{r['jobs']:>4} {r['iops_median']:>9.0f} {r['iops_min']:>8.0f} {r['iops_max']:>8.0f} "
-              f"{r['p50_us']:>7.1f} {r['p99_us']:>7.1f} {r['cpu_us_per_io']:>8.2f} {r['repeats']:>2}")
+              f"{r['p50_us']:>7.1f} {r['p99_us']:>7.1f} {r['cpu_us_per_io']:>8.2f} "
+              f"{r['guest_us_per_io']:>6.2f} {r['repeats']:>2}")
     ratios = ratio_lines(rows)
     print()
     print("\n".join(ratios))
+    if icount:
+        print("\nicount: 1 vCPU, QEMU -icount shift=0 (a guest ns is one instruction),"
+              " one boot per kernel:")
+        print("\n".join(icount_table(icount)))
+        ratios += ratio_lines(icount, "icount: ")
+        print()
+        print("\n".join(r for r in ratios if r.startswith("icount: ")))
     tags = tag_table(folder)
     if tags:
         print("\ntag allocator, alloc+free pairs (median of repeats):")
         print("\n".join(tags))
     with open(os.path.join(folder, "summary.json"), "w") as f:
-        json.dump({"rows": rows, "ratios": ratios, "tags": tags}, f, indent=1)
+        json.dump({"rows": rows, "icount": icount, "ratios": ratios, "tags": tags}, f,
+                  indent=1)
     png = plot(folder, rows)
     print(f"\nplot: {png}" if png else "\nplot: none, no null_blk libaio QD32 rows")
-    return 1 if any(r["errors"] for r in rows) else 0
+    return 1 if any(r["errors"] for r in rows + icount) else 0
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ over the I/Os) and share of the non-idle kernel hits, then the engine's
 functions and the whole block layer's summed, and the totals; last, the
 same two sums over all cases, which have the most ticks to go on.
 Under TCG the guest has no performance counters; the tick is the clock.
+When DIR/icount exists (make profile --icount) the guests ran under QEMU
+-icount shift=0, where a guest nanosecond is one instruction: a tick is
+1e9/HZ instructions, and the costs are shown as instructions per I/O.
 """
 import bisect
 import glob
@@ -88,6 +91,12 @@ def main():
         sys.exit(__doc__)
     top = int(sys.argv[2]) if len(sys.argv) == 3 else 15
     res = sys.argv[1]
+    icount = os.path.exists(os.path.join(res, "icount"))
+    # per tick: microseconds, or thousands of instructions under -icount
+    if icount:
+        scale, unit, fmt = 1000.0, "instr/IO", "{:>14.0f}"
+    else:
+        scale, unit, fmt = 1.0, "us/IO", "{:>14.3f}"
     cases = sorted({os.path.basename(p)[len("profile-"):-len(".bin")]
                     for p in glob.glob(os.path.join(res, "*", "profile-*.bin"))})
     if not cases:
@@ -99,11 +108,11 @@ def main():
             kdir = os.path.join(res, k)
             if os.path.exists(os.path.join(kdir, f"profile-{case}.bin")):
                 funcs, ios = profile(kdir, case)
-                us = 1e6 / hz(os.path.join(kdir, "config"))
+                us = scale * 1e6 / hz(os.path.join(kdir, "config"))
                 busy = sum(c for n, c in funcs.items() if n not in IDLE)
                 data[k] = (funcs, ios, us, busy)
-        print(f"\nprofile {case}: kernel CPU per I/O by function (us/IO, share of busy ticks)")
-        print(f"{'function':<36}" + "".join(f"{k + ' us/IO':>14}{'%':>7}" for k in data))
+        print(f"\nprofile {case}: kernel CPU per I/O by function ({unit}, share of busy ticks)")
+        print(f"{'function':<36}" + "".join(f"{k + ' ' + unit:>14}{'%':>7}" for k in data))
         cost = {}
         for k, (funcs, ios, us, busy) in data.items():
             for n, c in funcs.items():
@@ -113,20 +122,20 @@ def main():
             row = f"{n[:35]:<36}"
             for k, (funcs, ios, us, busy) in data.items():
                 c = funcs.get(n, 0)
-                row += f"{c * us / max(ios, 1):>14.3f}{100.0 * c / max(busy, 1):>7.1f}"
+                row += fmt.format(c * us / max(ios, 1)) + f"{100.0 * c / max(busy, 1):>7.1f}"
             print(row)
         for label, pat in GROUPS:
             row = f"{label:<36}"
             for k, (funcs, ios, us, busy) in data.items():
                 c = sum(v for n, v in funcs.items() if pat.match(n))
-                row += f"{c * us / max(ios, 1):>14.3f}{100.0 * c / max(busy, 1):>7.1f}"
+                row += fmt.format(c * us / max(ios, 1)) + f"{100.0 * c / max(busy, 1):>7.1f}"
                 sums = total.setdefault(k, {})
                 sums[label] = sums.get(label, 0) + c
                 sums[""] = sums.get("", 0) + (busy if label == GROUPS[0][0] else 0)
             print(row)
         row = f"{'total busy':<36}"
         for k, (funcs, ios, us, busy) in data.items():
-            row += f"{busy * us / max(ios, 1):>14.3f}{'':>7}"
+            row += fmt.format(busy * us / max(ios, 1)) + f"{'':>7}"
         print(row)
         print("    " + ", ".join(f"{k}: {ios} I/Os, {busy} busy ticks"
                               for k, (funcs, ios, us, busy) in data.items()))

@@ -9,7 +9,10 @@
 # --disk), libaio, QD1 and QD32, 1..nr_cpus jobs, to
 # /host/virtio_blk-libaio-qd<qd>-j<jobs>.json.
 # With REGEX, only the cases whose name (the file name less .json)
-# matches it.
+# matches it.  Next to each JSON, <case>.cpu holds the guest's busy and
+# idle CPU time over the run, from /proc/stat, in USER_HZ ticks:
+# "busy_before idle_before busy_after idle_after nr_cpus".  It counts what fio's
+# own usr/sys leaves out: softirqs and kernel threads working for it.
 . /blkmq/guest/lib.sh
 
 runtime=${1:-3}
@@ -38,10 +41,17 @@ cases()
 	done | grep -E -- "${only:-.}"
 }
 
+# cpu_ticks: busy and idle ticks of all CPUs (user nice system idle
+# iowait irq softirq steal ...; iowait counts as idle).
+cpu_ticks()
+{
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat
+}
+
 # randread DEV CASE...: one fio 4k random read job per case on DEV.
 randread()
 {
-	local dev=$1 case rest engine qd jobs
+	local dev=$1 case rest engine qd jobs before
 	shift
 	for case in "$@"; do
 		rest=${case%-qd*}
@@ -50,11 +60,13 @@ randread()
 		qd=${qd%%-*}
 		jobs=${case##*-j}
 		echo "bench: $case"
+		before=$(cpu_ticks)
 		fio --name=bench --filename="$dev" --direct=1 \
 			--rw=randread --bs=4k --ioengine="$engine" \
 			--iodepth="$qd" --numjobs="$jobs" --group_reporting \
 			--time_based --runtime="$runtime" \
 			--output-format=json --output="/host/$case.json" >/dev/null || exit 1
+		echo "$before $(cpu_ticks) $cpus" >"/host/$case.cpu"
 	done
 }
 

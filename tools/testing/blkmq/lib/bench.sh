@@ -4,7 +4,10 @@
 # drift in the host hits both alike; then medians, ranges and ratios.
 # --parts picks what runs (default all): nullb (the null_blk matrix),
 # virtio (virtio-blk on a raw host file, cache=none, one queue per vCPU),
-# tags (tag allocator against sbitmap), lockstat (lock statistics).
+# tags (tag allocator against sbitmap), lockstat (lock statistics),
+# icount (the null_blk matrix at one vCPU, once per kernel, under QEMU's
+# -icount: the guest's clock counts instructions, so IOPS there is the
+# inverse of the instructions per I/O, and the host's load cannot move it).
 #
 # --only REGEX (or BENCH_ONLY) keeps the fio cases whose name,
 # <mode>-irq<I>-<engine>-qd<Q>-j<J> or virtio_blk-<engine>-qd<Q>-j<J>,
@@ -12,7 +15,7 @@
 # paired look, written to quick-<time>/ so that the cover letter, which
 # takes the newest bench-*/, never sees it.
 
-BENCH_PARTS=nullb,virtio,tags,lockstat
+BENCH_PARTS=nullb,virtio,icount,tags,lockstat
 # Size of the virtio-blk benchmark disk, a host file written once per run.
 BENCH_DISK_MB=256
 
@@ -22,7 +25,7 @@ bench_has() { [[ ,$2, == *,$1,* ]]; }
 bench_job()
 {
 	local cpus=2 repeats=5 runtime=3 parts=$BENCH_PARTS only=${BENCH_ONLY:-}
-	local res r k p disk=()
+	local res r k p ab disk=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--cpus) cpus=$2; shift 2 ;;
@@ -49,8 +52,8 @@ bench_job()
 		echo | grep -Eq -- "$only" 2>/dev/null
 		[ $? -le 1 ] || die "bench: --only takes an extended regex, not '$only'"
 		# a quick look at some fio cases: no tag or lock part
-		parts=$(echo "$parts" | tr , '\n' | grep -E '^(nullb|virtio)$' | paste -sd,)
-		[ -n "$parts" ] || die "bench: --only needs the nullb or virtio part"
+		parts=$(echo "$parts" | tr , '\n' | grep -E '^(nullb|virtio|icount)$' | paste -sd,)
+		[ -n "$parts" ] || die "bench: --only needs the nullb, virtio or icount part"
 	fi
 	[ "$repeats" -ge 5 ] ||
 		warn "bench: $repeats repeats is a quick look; the method asks for at least 5"
@@ -68,7 +71,9 @@ bench_job()
 			conv=fsync status=none || die "bench: cannot write $res/virtio.img"
 		disk=(--disk "$res/virtio.img,cache=none")
 	fi
-	for ((r = 1; r <= repeats; r++)); do
+	ab=$repeats
+	bench_has nullb "$parts" || bench_has virtio "$parts" || ab=0
+	for ((r = 1; r <= ab; r++)); do
 		for k in stock series; do
 			msg "bench: repeat $r/$repeats, $k"
 			mkdir -p "$res/$k/r$r"
@@ -80,6 +85,16 @@ bench_job()
 		done
 	done
 	rm -f "$res/virtio.img"
+	if bench_has icount "$parts"; then
+		for k in stock series; do
+			msg "bench: $k, 1 vCPU, guest clock = instructions (-icount shift=0)"
+			mkdir -p "$res/icount/$k/r1"
+			BLKMQ_LIVE_INDENT="    " BLKMQ_REBUILD=0 vm --kernel "$k" --config bench \
+				--cpus 1 --icount 0 --name icount --share "$res/icount/$k/r1" \
+				--timeout 3600 --script "$BLKMQ_TOOLS/guest/bench-fio.sh" \
+				"$runtime" nullb "$only" || exit 1
+		done
+	fi
 	if bench_has tags "$parts"; then
 		msg "bench: tag allocator against lib/sbitmap, series kernel"
 		mkdir -p "$res/tags"

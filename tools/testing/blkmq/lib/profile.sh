@@ -5,29 +5,41 @@
 # are needed, so it works under TCG.  guest/profile.sh runs fio libaio in
 # mq mode and saves /proc/profile; profile-report.py maps the buckets to
 # functions with the build's System.map.
+# With --icount the guests run at one vCPU under QEMU's -icount shift=0:
+# a tick is then a fixed number of instructions, so the profile counts
+# instructions per I/O, whatever else the host is doing.
 
 profile_job()
 {
-	local cpus=2 runtime=15 shift_=2 top=15 res k kobj
+	local cpus="" runtime=15 shift_=2 top=15 res k kobj icount=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--cpus) cpus=$2; shift 2 ;;
 		--runtime) runtime=$2; shift 2 ;;
 		--shift) shift_=$2; shift 2 ;;
 		--top) top=$2; shift 2 ;;
+		--icount) icount=(--icount 0); shift ;;
 		*)
 			die "profile: unknown option '$1'" \
-				"(valid: --cpus N, --runtime SECONDS, --shift N, --top N)"
+				"(valid: --cpus N, --runtime SECONDS, --shift N, --top N, --icount)"
 			;;
 		esac
 	done
-	check_cpus_runtime profile "$cpus" "$runtime"
+	if [ ${#icount[@]} -gt 0 ]; then
+		[ -z "$cpus" ] || [ "$cpus" = 1 ] ||
+			die "profile: --icount runs at one vCPU, not --cpus $cpus"
+		cpus=1
+	fi
+	check_cpus_runtime profile "${cpus:=2}" "$runtime"
 	[[ $shift_ =~ ^[0-9]+$ ]] && [ "$shift_" -le 12 ] ||
 		die "profile: --shift must be 0..12, not '$shift_'"
 	is_uint "$top" || die "profile: --top must be a positive number, not '$top'"
 	build stock profile || exit 1
 	build series profile || exit 1
 	res=$BLKMQ_OUT/results/profile-$(date +%Y%m%d-%H%M%S)
+	mkdir -p "$res"
+	# the report counts instructions, not microseconds
+	[ ${#icount[@]} -eq 0 ] || echo "shift=0" >"$res/icount"
 	for k in stock series; do
 		kobj=$(obj_dir "$k" profile)
 		mkdir -p "$res/$k"
@@ -35,7 +47,8 @@ profile_job()
 		cp "$kobj/.config" "$res/$k/config"
 		msg "profile: $k"
 		BLKMQ_LIVE_INDENT="    " BLKMQ_REBUILD=0 vm --kernel "$k" --config profile \
-			--cpus "$cpus" --name profile --share "$res/$k" --timeout 1800 \
+			--cpus "$cpus" ${icount[@]+"${icount[@]}"} --name profile \
+			--share "$res/$k" --timeout 1800 \
 			--append "profile=$shift_" \
 			--script "$BLKMQ_TOOLS/guest/profile.sh" "$runtime" || exit 1
 	done

@@ -3,7 +3,7 @@
 
 VM_USAGE="usage: blkmq vm [--kernel stock|series] [--config bench|debug] [--cpus N] [--mem MiB]
                 [--share DIR] [--disk FILE[,cache=none|writeback]]... [--timeout SECONDS]
-                [--name NAME] [--append ARGS] [--quiet]
+                [--name NAME] [--append ARGS] [--icount SHIFT] [--quiet]
                 (--script FILE [ARGS...] | -- COMMAND...)"
 
 initrd_for() # KOBJ: userspace + this kernel's modules, one file for QEMU
@@ -20,6 +20,9 @@ initrd_for() # KOBJ: userspace + this kernel's modules, one file for QEMU
 # run RUN/ctl/cmd, and leave the console in RUN/console.log.  Each DISK,
 # FILE,cache=MODE, is a virtio-blk disk (vda, vdb, ...) with one queue per
 # vCPU.  Returns qemu's status, or 124 when it was killed at the time bound.
+# With ICOUNT=SHIFT in the environment, a TCG guest's clock counts the
+# instructions it runs, 2^SHIFT ns each, so its timings do not depend on
+# how busy the host is.
 qemu_boot()
 {
 	local run=$1 kobj=$2 accel=$3 cpus=$4 mem=$5 share=$6 timeout=$7 append=$8 cpu=max
@@ -43,6 +46,11 @@ qemu_boot()
 	if [ "$accel" = tcg ]; then
 		accel="tcg,thread=multi"
 		cpu="max,la57=off"
+		if [ -n "${ICOUNT:-}" ]; then
+			# sleep=off: an idle guest's clock jumps to its next timer
+			accel="tcg,thread=single"
+			args+=(-icount "shift=$ICOUNT,sleep=off")
+		fi
 	fi
 	timeout -k 5 "$timeout" qemu-system-x86_64 \
 		-machine q35 -accel "$accel" -cpu "$cpu" -smp "$cpus" -m "$mem" \
@@ -94,7 +102,7 @@ vm()
 {
 	local kernel=series config=bench cpus=2 mem=2048 share="" timeout=600 name=run
 	local append="" quiet=0 script="" cmd=() run kobj accel rc tailpid start
-	local disks=() d
+	local disks=() d icount=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernel) kernel=$2; shift 2 ;;
@@ -106,6 +114,7 @@ vm()
 		--timeout) timeout=$2; shift 2 ;;
 		--name) name=$2; shift 2 ;;
 		--append) append=$2; shift 2 ;;
+		--icount) icount=$2; shift 2 ;;
 		--quiet) quiet=1; shift ;;
 		--script) script=$2; shift 2; cmd=("$@"); break ;;
 		--) shift; cmd=("$@"); break ;;
@@ -123,6 +132,12 @@ vm()
 	[[ $name =~ ^[A-Za-z0-9._-]+$ ]] ||
 		die "vm: --name takes letters, digits, '.', '_' and '-', not '$name'"
 	[ -z "${BLKMQ_ACCEL:-}" ] || one_of BLKMQ_ACCEL "$BLKMQ_ACCEL" kvm tcg
+	if [ -n "$icount" ]; then
+		[[ $icount =~ ^[0-9]$ ]] || die "vm: --icount takes a shift of 0..9, not '$icount'"
+		# one TCG thread runs all vCPUs with -icount; two vCPUs hang here
+		[ "$cpus" = 1 ] || die "vm: --icount needs --cpus 1, not '$cpus'"
+		[ "${BLKMQ_ACCEL:-tcg}" = tcg ] || die "vm: --icount needs TCG, not BLKMQ_ACCEL=kvm"
+	fi
 	[ -z "$share" ] || [ -d "$share" ] || die "vm: share folder '$share' is not there"
 	for d in ${disks[@]+"${disks[@]}"}; do
 		[[ $d == *,* ]] || d="$d,cache=writeback"
@@ -161,7 +176,11 @@ vm()
 	printf ' %q' "${cmd[@]}" >>"$run/ctl/cmd"
 	echo >>"$run/ctl/cmd"
 
-	vm_accel "$kobj"
+	if [ -n "$icount" ]; then
+		ACCEL=tcg ACCEL_WHY="--icount $icount: QEMU counts instructions only under TCG"
+	else
+		vm_accel "$kobj"
+	fi
 	accel=$ACCEL
 	msg "boot $kernel-$config: $cpus vCPUs, ${mem} MiB, accel $accel ($ACCEL_WHY)," \
 		"bound ${timeout}s"
@@ -182,8 +201,8 @@ vm()
 	for ((d = 0; d < ${#disks[@]}; d++)); do
 		[[ ${disks[d]} == *,* ]] || disks[d]="${disks[d]},cache=writeback"
 	done
-	qemu_boot "$run" "$kobj" "$accel" "$cpus" "$mem" "$share" "$timeout" "$append" \
-		${disks[@]+"${disks[@]}"}
+	ICOUNT=$icount qemu_boot "$run" "$kobj" "$accel" "$cpus" "$mem" "$share" "$timeout" \
+		"$append" ${disks[@]+"${disks[@]}"}
 	rc=$?
 	sleep 0.5
 	if [ -n "${tailpid:-}" ]; then

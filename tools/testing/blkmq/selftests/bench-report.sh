@@ -21,11 +21,20 @@ for k in stock series; do
 			iops=$((r * 1000))
 			[ $k = series ] && [ $m = mq ] && iops=$((r * 1200))
 			fio_json "$R/$k/r$r/$m-irq1-libaio-qd32-j1.json" $iops 10 40
+			# the guest half busy on 2 CPUs: 2 CPU seconds in 2 s
+			echo "1000 500 1100 600 2" >"$R/$k/r$r/$m-irq1-libaio-qd32-j1.cpu"
 		done
 		iops=$((r * 100))
 		[ $k = series ] && iops=$((r * 90))
 		fio_json "$R/$k/r$r/virtio_blk-libaio-qd1-j1.json" $iops 10 40
 	done
+done
+for k in stock series; do
+	mkdir -p "$R/icount/$k/r1"
+	iops=1000
+	[ $k = series ] && iops=1100
+	fio_json "$R/icount/$k/r1/mq-irq1-libaio-qd1-j1.json" $iops 30 60
+	echo "0 0 200 0 1" >"$R/icount/$k/r1/mq-irq1-libaio-qd1-j1.cpu"
 done
 mkdir -p "$R/tags"
 for r in 1 2 3; do
@@ -38,7 +47,17 @@ expect "median and min-max over three repeats" \
 	grep -qE 'series +mq +1 libaio +32 +1 +2400 +1200 +3600' <<<"$line"
 # 50% of a CPU for 2 s over 2*iops I/Os: 500, 250, 167 us/IO; median 250.
 expect "CPU per I/O from usr+sys and runtime" \
-	grep -qE " 250\.00 +3$" <<<"$(grep '^stock   mq' <<<"$out")"
+	grep -qE " 250\.00 +[0-9.]+ +3$" <<<"$(grep '^stock   mq' <<<"$out")"
+# 2 CPU seconds over 2*iops I/Os: median 2e6 / 4000 = 500 us/IO.
+expect "guest CPU per I/O from the .cpu ticks" \
+	grep -qE " 250\.00 +500\.00 +3$" <<<"$(grep '^stock   mq' <<<"$out")"
+expect "CPU/IO ratio from the guest's CPU" \
+	grep -q 'series mq / stock mq CPU/IO libaio   QD32 jobs=1: 0.83' <<<"$out"
+# one busy CPU for 2 s over 2000 I/Os is 1 ms, a million instructions
+expect "icount: instructions per I/O" \
+	grep -qE '^stock +mq +1 libaio +1 +1000 +1000000 +900000$' <<<"$out"
+expect "icount: series/stock ratio" \
+	grep -q '^icount: series mq / stock mq IOPS  libaio   QD1  jobs=1: 1.10' <<<"$out"
 expect "series/stock mq ratio" \
 	grep -q 'series mq / stock mq IOPS  libaio   QD32 jobs=1: 1.20' <<<"$out"
 expect "series mq/bio ratio" \

@@ -26,6 +26,10 @@ expect_error "vm: bad mem" "--mem is in MiB and at least 256, not '1G'" "$B" vm 
 expect_error "vm: bad timeout" \
 	"--timeout must be a positive number of seconds, not 'soon'" \
 	"$B" vm --timeout soon -- true
+expect_error "vm: bad icount" "--icount takes a shift of 0..9, not '10'" \
+	"$B" vm --cpus 1 --icount 10 -- true
+expect_error "vm: icount with two vCPUs" "--icount needs --cpus 1, not '2'" \
+	"$B" vm --icount 0 -- true
 expect_error "vm: unknown option" "vm: unknown option '--frob'" "$B" vm --frob
 expect_error "vm: nothing to run" "vm: nothing to run" "$B" vm
 expect_error "main: unknown kernel" "unknown kernel 'old'" "$B" main --kernel old
@@ -40,11 +44,13 @@ expect_error "bench: bad repeats" "--repeats must be 1..50, not '0'" "$B" bench 
 expect_error "bench: bad cpus" "--cpus must be 1..64, not 'x'" "$B" bench --cpus x
 expect_error "bench: unknown option" "bench: unknown option '--kernel'" "$B" bench --kernel stock
 expect_error "bench: unknown part" \
-	"bench: --parts: unknown part 'disk' \\(valid: nullb, virtio, tags, lockstat\\)" \
+	"bench: --parts: unknown part 'disk' \\(valid: nullb, virtio, icount, tags, lockstat\\)" \
 	"$B" bench --parts nullb,disk
 expect_error "bench: bad only" "--only takes an extended regex, not 'mq\\(\\('" \
 	"$B" bench --only 'mq(('
 expect_error "profile: bad shift" "--shift must be 0..12, not '13'" "$B" profile --shift 13
+expect_error "profile: icount at two vCPUs" "--icount runs at one vCPU, not --cpus 2" \
+	"$B" profile --icount --cpus 2
 expect_error "profile: unknown option" "profile: unknown option '--kernel'" \
 	"$B" profile --kernel stock
 expect_error "series: no arguments" "series takes no arguments" "$B" series now

@@ -91,22 +91,34 @@ static unsigned int tag_word_bits(struct blk_mq_tag_map *map, unsigned int w,
 	return min(1U << map->shift, limit - first);
 }
 
-/* Try word @w from bit @bit on; return the tag or -1. */
+/*
+ * Try word @w from bit @bit on; return the tag or -1.  @bit and @bits are
+ * at most BITS_PER_LONG, so the search is one load and one ffz() a try,
+ * inline: this is every request's path.
+ */
 static int tag_word_get(struct blk_mq_tag_map *map, unsigned int w,
 			unsigned int bit, unsigned int bits)
 {
 	unsigned long *word = &map->words[w].busy;
+	/* bits we may not take: below @bit, and from @bits on */
+	unsigned long fence = (1UL << bit) - 1;
+	unsigned long busy;
 
-	while (bit < bits) {
-		bit = find_next_zero_bit(word, bits, bit);
-		if (bit >= bits)
-			break;
-		/* Acquire: the tag's request is ours only after this. */
+	if (bits < BITS_PER_LONG)
+		fence |= ~0UL << bits;
+
+	for (;;) {
+		busy = READ_ONCE(*word) | fence;
+		if (busy == ~0UL)
+			return -1;
+		bit = ffz(busy);
+		/*
+		 * Acquire: the tag's request is ours only after this.  On
+		 * losing the race the bit is set, or free again: reload.
+		 */
 		if (!test_and_set_bit_lock(bit, word))
 			return (w << map->shift) + bit;
-		bit++;
 	}
-	return -1;
 }
 
 /**

@@ -663,8 +663,16 @@ static void blk_mq_timeout_work(struct work_struct *work)
 
 static bool blk_mq_hctx_has_pending(struct blk_mq_hw_ctx *hctx)
 {
-	return !list_empty_careful(&hctx->dispatch) ||
-		!bitmap_empty(hctx->ctx_map, hctx->nr_ctx);
+	if (!list_empty_careful(&hctx->dispatch))
+		return true;
+	/*
+	 * One word maps the software contexts of all but the largest
+	 * machines; bits past nr_ctx are never set.  This runs for every
+	 * new request, so spare it the out-of-line bitmap walk.
+	 */
+	if (hctx->nr_ctx <= BITS_PER_LONG)
+		return READ_ONCE(hctx->ctx_map[0]) != 0;
+	return !bitmap_empty(hctx->ctx_map, hctx->nr_ctx);
 }
 
 /* Queue @rq on its software context for its hardware context. */
@@ -1542,7 +1550,7 @@ EXPORT_SYMBOL_GPL(blk_mq_quiesce_queue_nowait);
  * blk_mq_wait_quiesce_done - wait for dispatches that began before a quiesce
  * @q: the queue
  *
- * See __blk_mq_run_hw_queue() for the ordering.
+ * See blk_mq_dispatch() for the ordering.
  */
 void blk_mq_wait_quiesce_done(struct request_queue *q)
 {

@@ -7,8 +7,9 @@ usage: series-cover.py cover COVER TEXT RESULTS CHECKPATCH ALLOW BASE
 
 cover fills in COVER, the 0000-cover-letter.patch git format-patch
 --cover-letter wrote: TEXT gives its subject (first line) and blurb;
-RESULTS is the harness's results folder (the newest bench-*, else main-*,
-summary.json gives the benchmark section); CHECKPATCH holds the findings
+RESULTS is the harness's results folder (the newest bench-*/summary.json
+with fio rows gives the benchmark section, the newest with an icount part
+its instructions per I/O, else the newest main-*); CHECKPATCH holds the findings
 of checkpatch --strict on the patches, one "PATCH:LINE: LEVEL:TYPE:
 message [FILE]" line each, and one "PATCH:0: TOTAL: checkpatch's total
 line" per patch; ALLOW lists the findings kept on purpose, one "TYPE
@@ -39,17 +40,36 @@ def newest(results, prefix):
     return runs[-1] if runs else None
 
 
-def benchmark(results):
-    path = newest(results, "bench")
-    if path:
+def newest_with(results, key):
+    """The newest bench-*/summary.json whose KEY is not empty, and its data."""
+    for path in reversed(sorted(glob.glob(os.path.join(results, "bench-*", "summary.json")))):
         with open(path) as f:
             data = json.load(f)
-        rows = data.get("rows", [])
-        reps = max((r.get("repeats", 0) for r in rows), default=0)
-        out = [f"From make bench ({os.path.basename(os.path.dirname(path))}, {reps} repeats,",
-               "QEMU; compare ratios within one run, never absolute numbers), null_blk",
-               "4k random reads, irqmode=1, median IOPS and CPU time per I/O:", ""]
-        out += ["  " + line for line in data.get("ratios", [])]
+        if data.get(key):
+            return path, data
+    return None, None
+
+
+def benchmark(results):
+    out = []
+    path, data = newest_with(results, "rows")
+    if path:
+        reps = max((r.get("repeats", 0) for r in data["rows"]), default=0)
+        out += [f"From make bench ({os.path.basename(os.path.dirname(path))}, {reps} repeats,",
+                "QEMU; compare ratios within one run, never absolute numbers), null_blk",
+                "4k random reads, irqmode=1, median IOPS and CPU time per I/O:", ""]
+        out += ["  " + line for line in data.get("ratios", [])
+                if not line.startswith("icount: ")]
+    path, data = newest_with(results, "icount")
+    if path:
+        out += ([""] if out else []) + [
+            f"Instructions per I/O (make bench, icount part, "
+            f"{os.path.basename(os.path.dirname(path))}:",
+            "one vCPU under QEMU -icount shift=0, so IOPS is 10^9 over the",
+            "instructions per I/O and repeats agree to about 0.1%), irqmode=1:", ""]
+        out += ["  " + line[len("icount: "):] for line in data.get("ratios", [])
+                if line.startswith("icount: ")]
+    if out:
         return out
     path = newest(results, "main")
     if path:

@@ -95,6 +95,20 @@ expect "cover subject" \
 	grep -q '^Subject: \[PATCH 0/4\] test: a cover subject' "$S/0000-cover-letter.patch"
 expect "cover: no benchmark yet" grep -q 'run make bench' "$S/0000-cover-letter.patch"
 expect "cover: the kept finding" grep -q 'Kept WARNING:LONG_LINE' "$S/0000-cover-letter.patch"
+# the timed A/B rows from the newest bench with rows, the instruction
+# counts from the newest with an icount part, which may be another run
+R=$BLKMQ_OUT/results
+mkdir -p "$R/bench-20260101-000000" "$R/bench-20260102-000000"
+echo '{"rows": [{"repeats": 5}], "icount": [], "ratios": ["ab: 1.05"]}' \
+	>"$R/bench-20260101-000000/summary.json"
+echo '{"rows": [], "icount": [{}], "ratios": ["icount: ic: 1.03"]}' \
+	>"$R/bench-20260102-000000/summary.json"
+out=$(series_export 2>&1) || fail "series_export with bench results: $out"
+expect "cover: the A/B ratios" grep -qx '  ab: 1.05' "$S/0000-cover-letter.patch"
+expect "cover: the A/B run named" \
+	grep -q '^From make bench (bench-20260101-000000, 5 repeats,' "$S/0000-cover-letter.patch"
+expect "cover: the icount ratios" grep -qx '  ic: 1.03' "$S/0000-cover-letter.patch"
+rm -r "$R"
 found=$BLKMQ_OUT/series.work/checkpatch.txt
 verify() { python3 "$BLKMQ_TOOLS/series-cover.py" verify "$found" "$T/allow.txt"; }
 out=$(verify) || fail "checkpatch findings all allowed: $out"

@@ -96,8 +96,10 @@ def find(rows, **want):
     return None
 
 
-def ratio_lines(rows, tag=""):
-    """The benchmark's targets, as ratios measured in this one run."""
+def ratio_lines(rows, tag="", guest_cpu=True):
+    """The benchmark's targets, as ratios measured in this one run.  CPU
+    per I/O is the guest's busy time where both kernels recorded it and
+    GUEST_CPU allows, else fio's usr+sys."""
     out = []
     for engine in ("libaio", "io_uring"):
         for jobs in (1, 2):
@@ -108,7 +110,8 @@ def ratio_lines(rows, tag=""):
                 sb = find(rows, kernel="series", mode="bio", **base)
                 if st and se:
                     # the whole guest's CPU where both runs recorded it
-                    cpu = ("guest_us_per_io" if st["guest_us_per_io"] and se["guest_us_per_io"]
+                    cpu = ("guest_us_per_io"
+                           if guest_cpu and st["guest_us_per_io"] and se["guest_us_per_io"]
                            else "cpu_us_per_io")
                     out.append(f"{tag}series mq / stock mq IOPS  {engine:<8} QD{qd:<2} "
                                f"jobs={jobs}: {se['iops_median'] / st['iops_median']:.2f}"
@@ -198,15 +201,18 @@ def has_cairo():
 
 
 def icount_table(rows):
-    """Instructions per I/O.  Under -icount shift=0 a guest nanosecond of
-    CPU time is one instruction: the guest's busy time per I/O counts all
-    it ran for the I/O (fio, the kernel, softirqs, kernel threads), fio's
-    usr+sys only fio's own threads."""
+    """Instructions per I/O.  Under -icount shift=0 a guest nanosecond is
+    one instruction: 10^9 / IOPS counts all the guest ran per I/O, idle
+    included (fio, the kernel, softirqs, kernel threads); fio's usr+sys
+    its own threads', which the kernel scales to their exact run time.
+    The guest's /proc/stat ticks are left out: under -icount an idle
+    guest's clock jumps to the next timer, so ticks sample it unevenly."""
     out = [f"{'kernel':<7} {'mode':<10} {'irq':>3} {'engine':<8} {'QD':>3} "
            f"{'IOPS':>9} {'instr/IO':>9} {'fio instr/IO':>12}"]
     for r in rows:
+        instr = 1e9 / r["iops_median"] if r["iops_median"] else 0
         out.append(f"{r['kernel']:<7} {r['mode']:<10} {r['irqmode']:>3} {r['engine']:<8} "
-                   f"{r['qd']:>3} {r['iops_median']:>9.0f} {r['guest_us_per_io'] * 1000:>9.0f} "
+                   f"{r['qd']:>3} {r['iops_median']:>9.0f} {instr:>9.0f} "
                    f"{r['cpu_us_per_io'] * 1000:>12.0f}")
     return out
 
@@ -235,7 +241,7 @@ def main():
         print("\nicount: 1 vCPU, QEMU -icount shift=0 (a guest ns is one instruction),"
               " one boot per kernel:")
         print("\n".join(icount_table(icount)))
-        ratios += ratio_lines(icount, "icount: ")
+        ratios += ratio_lines(icount, "icount: ", guest_cpu=False)
         print()
         print("\n".join(r for r in ratios if r.startswith("icount: ")))
     tags = tag_table(folder)

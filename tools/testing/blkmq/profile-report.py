@@ -15,7 +15,8 @@ For each case it prints the TOP functions (default 15) by the larger of
 the two kernels' cost, each as microseconds of CPU per I/O (hits / HZ
 over the I/Os) and share of the non-idle kernel hits, then the engine's
 functions and the whole block layer's summed, and the totals; last, the
-same two sums over all cases, which have the most ticks to go on.
+same two sums over all cases, which have the most ticks to go on, and
+the engine's functions one by one over all cases' I/Os.
 Under TCG the guest has no performance counters; the tick is the clock.
 When DIR/icount exists (make profile --icount) the guests ran under QEMU
 -icount shift=0, where a guest nanosecond is one instruction: a tick is
@@ -102,6 +103,8 @@ def main():
     if not cases:
         sys.exit(f"profile-report: no profile-*.bin under {res}")
     total = {}
+    # kernel -> [function -> hits, I/Os, per-tick scale] over all cases
+    whole = {k: [{}, 0, 0.0] for k in KERNELS}
     for case in cases:
         data = {}
         for k in KERNELS:
@@ -111,6 +114,10 @@ def main():
                 us = scale * 1e6 / hz(os.path.join(kdir, "config"))
                 busy = sum(c for n, c in funcs.items() if n not in IDLE)
                 data[k] = (funcs, ios, us, busy)
+                for n, c in funcs.items():
+                    whole[k][0][n] = whole[k][0].get(n, 0) + c
+                whole[k][1] += ios
+                whole[k][2] = us
         print(f"\nprofile {case}: kernel CPU per I/O by function ({unit}, share of busy ticks)")
         print(f"{'function':<36}" + "".join(f"{k + ' ' + unit:>14}{'%':>7}" for k in data))
         cost = {}
@@ -143,6 +150,22 @@ def main():
     for label, _ in GROUPS:
         print(f"{label:<36}" + "".join(
             f"{k:>14}{100.0 * sums[label] / max(sums[''], 1):>7.1f}" for k, sums in total.items()))
+    engine_functions(whole, fmt, unit)
+
+
+def engine_functions(whole, fmt, unit):
+    """The engine's functions, each kernel's, over all cases' I/Os: the
+    most ticks any one function of it gets."""
+    whole = {k: w for k, w in whole.items() if w[1]}
+    print(f"\nall cases, the engine's functions ({unit} over all cases' I/Os)")
+    for k, (funcs, ios, us) in whole.items():
+        mine = sorted(((c, n) for n, c in funcs.items() if ENGINE.match(n)), reverse=True)
+        print(f"{k}:")
+        for c, n in mine:
+            print(f"  {n[:40]:<42}" + fmt.format(c * us / ios))
+        print(f"  {'engine':<42}" + fmt.format(sum(c for c, _ in mine) * us / ios))
+        busy = sum(c for n, c in funcs.items() if n not in IDLE)
+        print(f"  {'kernel, busy':<42}" + fmt.format(busy * us / ios))
 
 
 if __name__ == "__main__":

@@ -223,8 +223,9 @@ def main():
     folder = sys.argv[1]
     rows = collect(folder)
     icount = collect(os.path.join(folder, "icount"))
-    if not rows and not icount:
-        sys.exit("bench-report: no fio results under " + folder)
+    tags = tag_table(folder)
+    if not rows and not icount and not tags:
+        sys.exit("bench-report: no fio or tag results under " + folder)
     print(f"{'kernel':<7} {'mode':<10} {'irq':>3} {'engine':<8} {'QD':>3} {'jobs':>4} "
           f"{'IOPS med':>9} {'min':>8} {'max':>8} {'p50us':>7} {'p99us':>7} {'CPUus/IO':>8} "
           f"{'guest':>6} {'n':>2}")
@@ -244,7 +245,6 @@ def main():
         ratios += ratio_lines(icount, "icount: ", guest_cpu=False)
         print()
         print("\n".join(r for r in ratios if r.startswith("icount: ")))
-    tags = tag_table(folder)
     if tags:
         print("\ntag allocator, alloc+free pairs (median of repeats):")
         print("\n".join(tags))

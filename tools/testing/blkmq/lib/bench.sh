@@ -110,7 +110,10 @@ bench_job()
 			--script "$BLKMQ_TOOLS/guest/lockstat.sh" "$runtime" || exit 1
 	fi
 	msg "bench: results in $res"
-	python3 "$BLKMQ_TOOLS/bench-report.py" "$res" || exit 1
+	# a lockstat-only run has no fio or tag results for the report
+	if [ "$parts" != lockstat ]; then
+		python3 "$BLKMQ_TOOLS/bench-report.py" "$res" || exit 1
+	fi
 	if bench_has lockstat "$parts"; then
 		echo
 		echo "locks per I/O, fio 4k randread libaio QD32, one job per vCPU:"

@@ -74,3 +74,13 @@ expect "series/stock virtio_blk ratio" \
 expect "tag bench: medians and ratio" grep -qE '^ +128 +1 +2 +600 +400 +1.50$' <<<"$out"
 expect "summary.json written" python3 -c "import json; json.load(open('$R/summary.json'))"
 expect "plot written" test -s "$R/iops.png"
+
+# a run of the tag part alone reports it; a run with nothing is an error
+mkdir -p "$T/tagsonly/tags"
+cp "$R/tags/tag-bench.txt" "$T/tagsonly/tags/"
+out=$(python3 "$BLKMQ_TOOLS/bench-report.py" "$T/tagsonly") || fail "tags only: $out"
+expect "tag part alone: its table" grep -qE '^ +128 +1 +2 +600 +400 +1.50$' <<<"$out"
+mkdir -p "$T/empty"
+out=$(python3 "$BLKMQ_TOOLS/bench-report.py" "$T/empty" 2>&1) && fail "empty run passes: $out"
+expect "nothing to report: one line" \
+	test "$out" = "bench-report: no fio or tag results under $T/empty"

@@ -59,10 +59,13 @@ bench:
 # booted with profile=2), fio libaio 1 job in mq mode, kernel time per I/O
 # by function side by side.  PROFILE_RUNTIME=S per fio job;
 # PROFILE_ICOUNT=1: one vCPU under QEMU -icount, instructions per I/O.
+# PROFILE_INSN=1: every instruction counted by a QEMU plugin, exactly, by
+# function (the bench kernels; mq and bio mode, libaio and io_uring).
 PROFILE_RUNTIME ?= 15
 
 profile:
-	@$(BLKMQ) profile $(if $(PROFILE_ICOUNT),--icount,--cpus $(CPUS)) \
+	@$(BLKMQ) profile \
+		$(if $(PROFILE_INSN),--insn,$(if $(PROFILE_ICOUNT),--icount,--cpus $(CPUS))) \
 		--runtime $(PROFILE_RUNTIME)
 
 # make series: the repo as a git format-patch series (out/series/).

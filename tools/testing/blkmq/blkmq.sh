@@ -11,7 +11,7 @@
 #   blkmq bench [--cpus N] [--repeats N] [--runtime S] [--parts LIST]
 #               [--only REGEX]
 #                                    stock vs series, fio matrix, A B A B ...
-#   blkmq profile [--cpus N] [--runtime S] [--shift N] [--top N]
+#   blkmq profile [--cpus N] [--runtime S] [--shift N] [--top N] [--icount | --insn]
 #                                    stock vs series, kernel time per I/O by function
 #   blkmq check                      the whole test suite
 #   blkmq check-sparse               its sparse step alone: stock vs series

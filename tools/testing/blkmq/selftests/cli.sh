@@ -53,6 +53,12 @@ expect_error "profile: icount at two vCPUs" "--icount runs at one vCPU, not --cp
 	"$B" profile --icount --cpus 2
 expect_error "profile: unknown option" "profile: unknown option '--kernel'" \
 	"$B" profile --kernel stock
+expect_error "profile: insn at two vCPUs" "--insn runs at one vCPU, not --cpus 2" \
+	"$B" profile --insn --cpus 2
+expect_error "profile: insn and icount" "--insn and --icount are two kinds of profile" \
+	"$B" profile --insn --icount
+expect_error "profile: insn, bad top" "--top must be a positive number, not 'x'" \
+	"$B" profile --insn --top x
 expect_error "series: no arguments" "series takes no arguments" "$B" series now
 expect_error "check-sparse: no arguments" "check-sparse takes no arguments" \
 	"$B" check-sparse now

@@ -121,24 +121,15 @@ static int tag_word_get(struct blk_mq_tag_map *map, unsigned int w,
 	}
 }
 
-/**
- * blk_mq_tag_map_get - allocate a tag without waiting
- * @map: the map
- *
- * Starts at this CPU's hint and walks the words once around.
- *
- * Return: the tag, or -1 if none is free.
- */
-int blk_mq_tag_map_get(struct blk_mq_tag_map *map)
+/* The map's search, once around from @hint: see blk_mq_tag_map_get(). */
+static int tag_map_search(struct blk_mq_tag_map *map, unsigned int limit,
+			  unsigned int hint)
 {
-	unsigned int limit = READ_ONCE(map->limit);
-	unsigned int hint, w, bit, i, nr_words;
+	unsigned int w, bit, i, nr_words;
 	int tag;
 
 	if (!limit)
 		return -1;
-
-	hint = this_cpu_read(*map->hint);
 	if (hint >= limit)
 		hint = 0;
 	nr_words = DIV_ROUND_UP(limit, 1U << map->shift);
@@ -159,21 +150,50 @@ int blk_mq_tag_map_get(struct blk_mq_tag_map *map)
 	return -1;
 }
 
-/**
- * blk_mq_tag_map_get_wait - allocate a tag, sleeping while the map is full
- * @map: the map
- * @nowait: don't sleep, fail instead
- *
- * Return: the tag, or -1 (only with @nowait).
+/*
+ * Take a tag: first the hint itself, which after a free on this CPU is
+ * the tag freed, its request still warm in this CPU's cache.  That one
+ * load and one atomic are what most allocations cost; only when it is
+ * taken does the search walk the words.  The load spares a busy bit the
+ * atomic, which would pull the word's line over for nothing.
  */
-int blk_mq_tag_map_get_wait(struct blk_mq_tag_map *map, bool nowait)
+static __always_inline int tag_map_get(struct blk_mq_tag_map *map)
+{
+	unsigned int limit = READ_ONCE(map->limit);
+	unsigned int hint = this_cpu_read(*map->hint);
+
+	if (likely(hint < limit)) {
+		unsigned long *word = &map->words[hint >> map->shift].busy;
+		unsigned int bit = hint & ((1U << map->shift) - 1);
+
+		/* acquire, as in tag_word_get() */
+		if (!(READ_ONCE(*word) & BIT(bit)) &&
+		    !test_and_set_bit_lock(bit, word)) {
+			this_cpu_write(*map->hint, hint + 1 < limit ? hint + 1 : 0);
+			return hint;
+		}
+	}
+	return tag_map_search(map, limit, hint);
+}
+
+/**
+ * blk_mq_tag_map_get - allocate a tag without waiting
+ * @map: the map
+ *
+ * Tries this CPU's hint, then walks the words once around from there.
+ *
+ * Return: the tag, or -1 if none is free.
+ */
+int blk_mq_tag_map_get(struct blk_mq_tag_map *map)
+{
+	return tag_map_get(map);
+}
+
+/* The map is full: sleep until a tag is freed (see blk_mq_tag_map_put()). */
+static noinline int tag_map_wait(struct blk_mq_tag_map *map)
 {
 	DEFINE_WAIT(wait);
 	int tag;
-
-	tag = blk_mq_tag_map_get(map);
-	if (tag >= 0 || nowait)
-		return tag;
 
 	for (;;) {
 		/*
@@ -186,7 +206,7 @@ int blk_mq_tag_map_get_wait(struct blk_mq_tag_map *map, bool nowait)
 		 */
 		prepare_to_wait_exclusive(&map->wait, &wait,
 					  TASK_UNINTERRUPTIBLE);
-		tag = blk_mq_tag_map_get(map);
+		tag = tag_map_get(map);
 		if (tag >= 0)
 			break;
 		/*
@@ -209,11 +229,23 @@ int blk_mq_tag_map_get_wait(struct blk_mq_tag_map *map, bool nowait)
 }
 
 /**
- * blk_mq_tag_map_put - free a tag
+ * blk_mq_tag_map_get_wait - allocate a tag, sleeping while the map is full
  * @map: the map
- * @tag: the tag, as returned by blk_mq_tag_map_get()
+ * @nowait: don't sleep, fail instead
+ *
+ * Return: the tag, or -1 (only with @nowait).
  */
-void blk_mq_tag_map_put(struct blk_mq_tag_map *map, unsigned int tag)
+int blk_mq_tag_map_get_wait(struct blk_mq_tag_map *map, bool nowait)
+{
+	int tag = tag_map_get(map);
+
+	if (likely(tag >= 0) || nowait)
+		return tag;
+	return tag_map_wait(map);
+}
+
+static __always_inline void tag_map_put(struct blk_mq_tag_map *map,
+					unsigned int tag)
 {
 	unsigned int w = tag >> map->shift;
 
@@ -231,6 +263,16 @@ void blk_mq_tag_map_put(struct blk_mq_tag_map *map, unsigned int tag)
 	 */
 	if (wq_has_sleeper(&map->wait))
 		wake_up(&map->wait);
+}
+
+/**
+ * blk_mq_tag_map_put - free a tag
+ * @map: the map
+ * @tag: the tag, as returned by blk_mq_tag_map_get()
+ */
+void blk_mq_tag_map_put(struct blk_mq_tag_map *map, unsigned int tag)
+{
+	tag_map_put(map, tag);
 }
 
 /**
@@ -325,14 +367,20 @@ int blk_mq_get_tag(struct blk_mq_tags *tags, bool reserved, bool nowait)
 {
 	int tag;
 
-	if (reserved) {
-		if (WARN_ON_ONCE(!tags->nr_reserved_tags))
-			return BLK_MQ_NO_TAG;
-		tag = blk_mq_tag_map_get_wait(&tags->reserved, nowait);
-		return tag < 0 ? BLK_MQ_NO_TAG : tag;
+	if (likely(!reserved)) {
+		/* every request's path: the map's fast path inline here */
+		tag = tag_map_get(&tags->normal);
+		if (unlikely(tag < 0)) {
+			if (nowait)
+				return BLK_MQ_NO_TAG;
+			tag = tag_map_wait(&tags->normal);
+		}
+		return tag + tags->nr_reserved_tags;
 	}
-	tag = blk_mq_tag_map_get_wait(&tags->normal, nowait);
-	return tag < 0 ? BLK_MQ_NO_TAG : tag + tags->nr_reserved_tags;
+	if (WARN_ON_ONCE(!tags->nr_reserved_tags))
+		return BLK_MQ_NO_TAG;
+	tag = blk_mq_tag_map_get_wait(&tags->reserved, nowait);
+	return tag < 0 ? BLK_MQ_NO_TAG : tag;
 }
 
 /**
@@ -342,8 +390,8 @@ int blk_mq_get_tag(struct blk_mq_tags *tags, bool reserved, bool nowait)
  */
 void blk_mq_put_tag(struct blk_mq_tags *tags, unsigned int tag)
 {
-	if (tag >= tags->nr_reserved_tags)
-		blk_mq_tag_map_put(&tags->normal, tag - tags->nr_reserved_tags);
+	if (likely(tag >= tags->nr_reserved_tags))
+		tag_map_put(&tags->normal, tag - tags->nr_reserved_tags);
 	else
 		blk_mq_tag_map_put(&tags->reserved, tag);
 }

@@ -164,11 +164,11 @@ EXPORT_SYMBOL_GPL(blk_mq_queue_inflight);
  */
 
 /* Make the preallocated request of @tag ready for a new I/O. */
-static struct request *blk_mq_rq_setup(struct request_queue *q,
-				       struct blk_mq_ctx *ctx,
-				       struct blk_mq_hw_ctx *hctx,
-				       unsigned int tag, blk_opf_t opf,
-				       blk_mq_req_flags_t flags)
+static inline struct request *blk_mq_rq_setup(struct request_queue *q,
+					      struct blk_mq_ctx *ctx,
+					      struct blk_mq_hw_ctx *hctx,
+					      unsigned int tag, blk_opf_t opf,
+					      blk_mq_req_flags_t flags)
 {
 	struct request *rq = hctx->tags->static_rqs[tag];
 
@@ -475,6 +475,44 @@ static void blk_mq_done_ipi(void *data)
 	raise_softirq_irqoff(BLOCK_SOFTIRQ);
 }
 
+/*
+ * Whether @rq may complete right here: it was submitted on this CPU (the
+ * common case, checked first), or it has no software context, or the
+ * queue does not ask for the submitting CPU, or that CPU is gone.  Not
+ * pinned to this CPU: a caller that moves on finds out in
+ * blk_mq_complete_send(), which checks again.
+ */
+static inline bool blk_mq_complete_here(struct request *rq)
+{
+	int target;
+
+	if (!IS_ENABLED(CONFIG_SMP) || !rq->mq_ctx)
+		return true;
+	target = rq->mq_ctx->cpu;
+	return target == raw_smp_processor_id() ||
+	       !test_bit(QUEUE_FLAG_SAME_COMP, &rq->q->queue_flags) ||
+	       !cpu_online(target);
+}
+
+/* Send @rq to complete on its submitting CPU; %false: do it here after all. */
+static noinline bool blk_mq_complete_send(struct request *rq)
+{
+	int cpu = get_cpu();
+	int target = rq->mq_ctx->cpu;
+
+	if (target == cpu || !cpu_online(target)) {
+		put_cpu();
+		return false;
+	}
+
+	/* The first request on an empty list sends the IPI. */
+	if (llist_add(&rq->ipi_list, &per_cpu(blk_mq_done_list, target)))
+		smp_call_function_single_async(target,
+					       &per_cpu(blk_mq_done_csd, target));
+	put_cpu();
+	return true;
+}
+
 /**
  * blk_mq_complete_request_remote - complete on the submitting CPU
  * @rq: the request
@@ -489,27 +527,8 @@ static void blk_mq_done_ipi(void *data)
  */
 bool blk_mq_complete_request_remote(struct request *rq)
 {
-	int cpu, target;
-
 	WRITE_ONCE(rq->state, MQ_RQ_COMPLETE);
-
-	if (!IS_ENABLED(CONFIG_SMP) || !rq->mq_ctx ||
-	    !test_bit(QUEUE_FLAG_SAME_COMP, &rq->q->queue_flags))
-		return false;
-
-	cpu = get_cpu();
-	target = rq->mq_ctx->cpu;
-	if (target == cpu || !cpu_online(target)) {
-		put_cpu();
-		return false;
-	}
-
-	/* The first request on an empty list sends the IPI. */
-	if (llist_add(&rq->ipi_list, &per_cpu(blk_mq_done_list, target)))
-		smp_call_function_single_async(target,
-					       &per_cpu(blk_mq_done_csd, target));
-	put_cpu();
-	return true;
+	return !blk_mq_complete_here(rq) && blk_mq_complete_send(rq);
 }
 EXPORT_SYMBOL_GPL(blk_mq_complete_request_remote);
 
@@ -522,10 +541,10 @@ EXPORT_SYMBOL_GPL(blk_mq_complete_request_remote);
  */
 void blk_mq_complete_request(struct request *rq)
 {
+	WRITE_ONCE(rq->state, MQ_RQ_COMPLETE);
 	/* nothing more to do here when another CPU took it over */
-	if (blk_mq_complete_request_remote(rq))
-		return;
-	rq->q->mq_ops->complete(rq);
+	if (blk_mq_complete_here(rq) || !blk_mq_complete_send(rq))
+		rq->q->mq_ops->complete(rq);
 }
 EXPORT_SYMBOL(blk_mq_complete_request);
 
@@ -819,9 +838,6 @@ static void blk_mq_issue_list(struct blk_mq_hw_ctx *hctx,
 }
 
 /*
- * Run @hctx in the caller's context: what waits on it, or only @rq when
- * given (see blk_mq_issue_new()).
- *
  * A dispatch is bracketed by hctx->nr_dispatching so that
  * blk_mq_quiesce_queue() can wait for it without an RCU read section:
  * drivers (null_blk's memory backing, for one) may allocate with
@@ -829,39 +845,84 @@ static void blk_mq_issue_list(struct blk_mq_hw_ctx *hctx,
  * QUEUE_FLAG_QUIESCED by a full barrier, which pairs with the one in
  * blk_mq_wait_quiesce_done() between setting the flag and reading the
  * counters: a dispatcher either sees the flag or is waited for.
+ *
+ * Return: %true if the caller may dispatch; blk_mq_dispatch_end() either way.
  */
-static void blk_mq_dispatch(struct blk_mq_hw_ctx *hctx, struct request *rq)
+static inline bool blk_mq_dispatch_begin(struct blk_mq_hw_ctx *hctx)
 {
-	struct request_queue *q = hctx->queue;
-	LIST_HEAD(list);
-
 	atomic_inc(&hctx->nr_dispatching);
 	smp_mb__after_atomic();	/* counter before flag, see above */
 
-	if (!blk_mq_hctx_stopped(hctx) && !blk_queue_quiesced(q)) {
+	return !blk_mq_hctx_stopped(hctx) && !blk_queue_quiesced(hctx->queue);
+}
+
+static void blk_mq_dispatch_end(struct blk_mq_hw_ctx *hctx)
+{
+	/*
+	 * Wake only when somebody waits.  The decrement is fully ordered
+	 * before the read of the waiter count, as the waiter's increment
+	 * is before its read of nr_dispatching: either it sees zero or we
+	 * see it waiting.  Every run ends here, so this spares the common
+	 * case the wait queue hash of wake_up_var().
+	 */
+	if (atomic_dec_and_test(&hctx->nr_dispatching) &&
+	    atomic_read(&hctx->nr_quiesce_waiters))
+		wake_up_var(&hctx->nr_dispatching);
+}
+
+/* Run @hctx in the caller's context: whatever waits on it. */
+static void blk_mq_dispatch(struct blk_mq_hw_ctx *hctx)
+{
+	LIST_HEAD(list);
+
+	if (blk_mq_dispatch_begin(hctx)) {
 		hctx->run++;
-		if (rq) {
-			/* counted as blk_mq_insert_request() counts */
-			rq->mq_ctx->rq_queued[rq_is_sync(rq)]++;
-			hctx->queued++;
-			list_add(&rq->queuelist, &list);
-		} else {
-			blk_mq_collect(hctx, &list);
-		}
+		blk_mq_collect(hctx, &list);
 		if (!list_empty(&list))
 			blk_mq_issue_list(hctx, &list);
-	} else if (rq) {
+	}
+	blk_mq_dispatch_end(hctx);
+}
+
+/*
+ * Hand @rq alone to the driver: the one request of the run, so bd.last
+ * is true and there is nothing to commit or to put back behind it.
+ */
+static void blk_mq_issue_one(struct blk_mq_hw_ctx *hctx, struct request *rq)
+{
+	struct blk_mq_queue_data bd = { .rq = rq, .last = true };
+	blk_status_t ret;
+
+	if (!blk_mq_dispatch_begin(hctx)) {
 		/* it waits with the rest; unquiesce or restart runs it */
 		blk_mq_insert_request(rq);
+		blk_mq_dispatch_end(hctx);
+		return;
 	}
 
-	if (atomic_dec_and_test(&hctx->nr_dispatching))
-		wake_up_var(&hctx->nr_dispatching);
+	/* counted as blk_mq_insert_request() and blk_mq_dispatch() count */
+	rq->mq_ctx->rq_queued[rq_is_sync(rq)]++;
+	hctx->queued++;
+	hctx->run++;
+
+	ret = hctx->queue->mq_ops->queue_rq(hctx, &bd);
+	if (likely(ret == BLK_STS_OK)) {
+		hctx->dispatched++;
+	} else if (ret == BLK_STS_RESOURCE || ret == BLK_STS_DEV_RESOURCE) {
+		LIST_HEAD(list);
+
+		blk_mq_unstart_request(rq);
+		list_add(&rq->queuelist, &list);
+		blk_mq_dispatch_busy(hctx, &list, ret);
+	} else {
+		blk_mq_end_request(rq, ret);
+	}
+	blk_mq_dispatch_end(hctx);
 }
 
 static void __blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx)
 {
-	blk_mq_dispatch(hctx, NULL);
+	blk_mq_dispatch(hctx);
 }
 
 /*
@@ -877,7 +938,7 @@ static void blk_mq_issue_new(struct blk_mq_hw_ctx *hctx, struct request *rq)
 		blk_mq_run_inline(hctx);
 		return;
 	}
-	blk_mq_dispatch(hctx, rq);
+	blk_mq_issue_one(hctx, rq);
 }
 
 /* Run from a context that may sleep (the submitter): always inline. */
@@ -1550,7 +1611,7 @@ EXPORT_SYMBOL_GPL(blk_mq_quiesce_queue_nowait);
  * blk_mq_wait_quiesce_done - wait for dispatches that began before a quiesce
  * @q: the queue
  *
- * See blk_mq_dispatch() for the ordering.
+ * See blk_mq_dispatch_begin() for the ordering.
  */
 void blk_mq_wait_quiesce_done(struct request_queue *q)
 {
@@ -1559,9 +1620,19 @@ void blk_mq_wait_quiesce_done(struct request_queue *q)
 
 	/* QUEUE_FLAG_QUIESCED is set: make it visible before the counters */
 	smp_mb();
-	queue_for_each_hw_ctx(q, hctx, i)
+	queue_for_each_hw_ctx(q, hctx, i) {
+		if (!atomic_read(&hctx->nr_dispatching))
+			continue;
+		atomic_inc(&hctx->nr_quiesce_waiters);
+		/*
+		 * Say we wait before looking again: pairs with the full
+		 * barrier of the decrement in blk_mq_dispatch_end().
+		 */
+		smp_mb__after_atomic();
 		wait_var_event(&hctx->nr_dispatching,
 			       !atomic_read(&hctx->nr_dispatching));
+		atomic_dec(&hctx->nr_quiesce_waiters);
+	}
 }
 EXPORT_SYMBOL_GPL(blk_mq_wait_quiesce_done);
 
@@ -1982,6 +2053,7 @@ static struct blk_mq_hw_ctx *blk_mq_alloc_hctx(struct request_queue *q,
 	hctx->tags = set->tags[idx];
 	atomic_set(&hctx->nr_busy, 0);
 	atomic_set(&hctx->nr_dispatching, 0);
+	atomic_set(&hctx->nr_quiesce_waiters, 0);
 
 	/* the type whose part of the queue index space holds @idx */
 	hctx->type = HCTX_TYPE_DEFAULT;

@@ -21,6 +21,19 @@
  * Accounting
  */
 
+/*
+ * update_io_ticks() for @part, unless its stamp is @now already: then it
+ * would add nothing, and nothing for the whole disk either, whose stamp
+ * moved with the partition's.  Most I/Os start and end in the jiffy of
+ * the I/O before them, so most never make the call.
+ */
+static inline void blk_mq_io_ticks(struct block_device *part,
+				   unsigned long now, bool end)
+{
+	if (READ_ONCE(part->bd_stamp) != now)
+		update_io_ticks(part, now, end);
+}
+
 void blk_mq_account_start(struct request *rq)
 {
 	if (!blk_queue_io_stat(rq->q) || blk_rq_is_passthrough(rq) || !rq->bio)
@@ -30,7 +43,7 @@ void blk_mq_account_start(struct request *rq)
 	rq->part = rq->bio->bi_bdev;
 
 	part_stat_lock();
-	update_io_ticks(rq->part, jiffies, false);
+	blk_mq_io_ticks(rq->part, jiffies, false);
 	part_stat_unlock();
 }
 
@@ -55,7 +68,7 @@ void blk_mq_account_done(struct request *rq, u64 now)
 		return;
 
 	part_stat_lock();
-	update_io_ticks(rq->part, jiffies, true);
+	blk_mq_io_ticks(rq->part, jiffies, true);
 	part_stat_inc(rq->part, ios[sgrp]);
 	part_stat_add(rq->part, nsecs[sgrp], now - rq->start_time_ns);
 	part_stat_unlock();

@@ -228,6 +228,16 @@ static noinline int tag_map_wait(struct blk_mq_tag_map *map)
 	return tag;
 }
 
+static __always_inline int tag_map_get_wait(struct blk_mq_tag_map *map,
+					    bool nowait)
+{
+	int tag = tag_map_get(map);
+
+	if (likely(tag >= 0) || nowait)
+		return tag;
+	return tag_map_wait(map);
+}
+
 /**
  * blk_mq_tag_map_get_wait - allocate a tag, sleeping while the map is full
  * @map: the map
@@ -237,11 +247,7 @@ static noinline int tag_map_wait(struct blk_mq_tag_map *map)
  */
 int blk_mq_tag_map_get_wait(struct blk_mq_tag_map *map, bool nowait)
 {
-	int tag = tag_map_get(map);
-
-	if (likely(tag >= 0) || nowait)
-		return tag;
-	return tag_map_wait(map);
+	return tag_map_get_wait(map, nowait);
 }
 
 static __always_inline void tag_map_put(struct blk_mq_tag_map *map,
@@ -367,20 +373,15 @@ int blk_mq_get_tag(struct blk_mq_tags *tags, bool reserved, bool nowait)
 {
 	int tag;
 
-	if (likely(!reserved)) {
-		/* every request's path: the map's fast path inline here */
-		tag = tag_map_get(&tags->normal);
-		if (unlikely(tag < 0)) {
-			if (nowait)
-				return BLK_MQ_NO_TAG;
-			tag = tag_map_wait(&tags->normal);
-		}
-		return tag + tags->nr_reserved_tags;
+	if (unlikely(reserved)) {
+		if (WARN_ON_ONCE(!tags->nr_reserved_tags))
+			return BLK_MQ_NO_TAG;
+		tag = blk_mq_tag_map_get_wait(&tags->reserved, nowait);
+		return tag < 0 ? BLK_MQ_NO_TAG : tag;
 	}
-	if (WARN_ON_ONCE(!tags->nr_reserved_tags))
-		return BLK_MQ_NO_TAG;
-	tag = blk_mq_tag_map_get_wait(&tags->reserved, nowait);
-	return tag < 0 ? BLK_MQ_NO_TAG : tag;
+	/* every request's path: the map's fast path inline here */
+	tag = tag_map_get_wait(&tags->normal, nowait);
+	return tag < 0 ? BLK_MQ_NO_TAG : tag + tags->nr_reserved_tags;
 }
 
 /**

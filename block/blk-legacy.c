@@ -34,6 +34,7 @@
 
 #include "blk.h"
 #include "blk-mq.h"
+#include "blk-request.h"
 #include "blk-legacy.h"
 
 /* Room in the pool for this many requests is kept even under pressure. */

@@ -16,6 +16,7 @@
 
 #include "blk.h"
 #include "blk-mq.h"
+#include "blk-request.h"
 #include "blk-crypto-internal.h"
 
 /**

@@ -41,6 +41,7 @@
 
 #include "blk.h"
 #include "blk-mq.h"
+#include "blk-request.h"
 #include "blk-mq-tag.h"
 #include "blk-stat.h"
 #include "blk-rq-qos.h"

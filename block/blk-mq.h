@@ -104,9 +104,7 @@ void blk_mq_wake_waiters(struct request_queue *q);
 int blk_mq_update_nr_requests(struct request_queue *q, unsigned int nr);
 void blk_freeze_queue(struct request_queue *q);
 
-/* Accounting */
-void blk_mq_account_start(struct request *rq);
-void blk_mq_account_done(struct request *rq, u64 now);
+/* Accounting (the disk statistics themselves: blk-request.h) */
 void blk_mq_in_flight_rw(struct request_queue *q, struct block_device *part,
 			 unsigned int inflight[2]);
 unsigned int blk_mq_in_flight(struct request_queue *q, struct block_device *part);

@@ -1,78 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What every request-based queue shares, with or without the multiqueue
- * engine: setting up a request that does not come from a tag set,
- * ending the bios of a (partly) completed request, and the disk
- * statistics of a request's life.  The multiqueue engine (blk-mq.c) and
- * the request_fn mode (blk-legacy.c) both build on these.
+ * engine: setting up a request that does not come from a tag set and
+ * ending the bios of a (partly) completed request; the disk statistics
+ * of a request's life are inline in blk-request.h.  The multiqueue
+ * engine (blk-mq.c) and the request_fn mode (blk-legacy.c) both build on
+ * these.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
-#include <linux/part_stat.h>
 
 #include "blk.h"
 #include "blk-mq.h"
+#include "blk-request.h"
 #include "blk-crypto-internal.h"
-
-/* ---------------------------------------------------------------------
- * Accounting
- */
-
-/*
- * update_io_ticks() for @part, unless its stamp is @now already: then it
- * would add nothing, and nothing for the whole disk either, whose stamp
- * moved with the partition's.  Most I/Os start and end in the jiffy of
- * the I/O before them, so most never make the call.
- */
-static inline void blk_mq_io_ticks(struct block_device *part,
-				   unsigned long now, bool end)
-{
-	if (READ_ONCE(part->bd_stamp) != now)
-		update_io_ticks(part, now, end);
-}
-
-void blk_mq_account_start(struct request *rq)
-{
-	if (!blk_queue_io_stat(rq->q) || blk_rq_is_passthrough(rq) || !rq->bio)
-		return;
-
-	rq->rq_flags |= RQF_IO_STAT;
-	rq->part = rq->bio->bi_bdev;
-
-	part_stat_lock();
-	blk_mq_io_ticks(rq->part, jiffies, false);
-	part_stat_unlock();
-}
-
-static void blk_mq_account_bytes(struct request *rq, unsigned int bytes)
-{
-	const int sgrp = op_stat_group(req_op(rq));
-
-	if (!blk_do_io_stat(rq) || !rq->part || !bytes)
-		return;
-
-	part_stat_lock();
-	part_stat_add(rq->part, sectors[sgrp], bytes >> SECTOR_SHIFT);
-	part_stat_unlock();
-}
-
-void blk_mq_account_done(struct request *rq, u64 now)
-{
-	const int sgrp = op_stat_group(req_op(rq));
-
-	/* flush sequences are accounted once, by the original request */
-	if (!blk_do_io_stat(rq) || !rq->part || (rq->rq_flags & RQF_FLUSH_SEQ))
-		return;
-
-	part_stat_lock();
-	blk_mq_io_ticks(rq->part, jiffies, true);
-	part_stat_inc(rq->part, ios[sgrp]);
-	part_stat_add(rq->part, nsecs[sgrp], now - rq->start_time_ns);
-	part_stat_unlock();
-}
 
 /* ---------------------------------------------------------------------
  * Setting up and ending requests

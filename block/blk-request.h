@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The disk statistics of a request's life, for every request-based
+ * queue (blk-request.c has the rest of what they share).  Inline: the
+ * multiqueue engine runs them for every request, and a call each would
+ * cost about as much as what they do.
+ */
+#ifndef INT_BLK_REQUEST_H
+#define INT_BLK_REQUEST_H
+
+#include <linux/blk-mq.h>
+#include <linux/part_stat.h>
+
+#include "blk.h"
+
+/*
+ * update_io_ticks() for @part, unless its stamp is @now already: then it
+ * would add nothing, and nothing for the whole disk either, whose stamp
+ * moved with the partition's.  Most I/Os start and end in the jiffy of
+ * the I/O before them, so most never make the call.
+ */
+static inline void blk_mq_io_ticks(struct block_device *part,
+				   unsigned long now, bool end)
+{
+	if (READ_ONCE(part->bd_stamp) != now)
+		update_io_ticks(part, now, end);
+}
+
+/*
+ * A request with data is on its way: count it in its partition from now
+ * on.  RQF_IO_STAT is set here only, together with rq->part, and only
+ * for a request that moves data, so the two below need test nothing
+ * else.
+ */
+static inline void blk_mq_account_start(struct request *rq)
+{
+	if (!blk_queue_io_stat(rq->q) || blk_rq_is_passthrough(rq) || !rq->bio)
+		return;
+
+	rq->rq_flags |= RQF_IO_STAT;
+	rq->part = rq->bio->bi_bdev;
+
+	part_stat_lock();
+	blk_mq_io_ticks(rq->part, jiffies, false);
+	part_stat_unlock();
+}
+
+/* @bytes of @rq are done (blk_update_request()). */
+static inline void blk_mq_account_bytes(struct request *rq, unsigned int bytes)
+{
+	const int sgrp = op_stat_group(req_op(rq));
+
+	if (!(rq->rq_flags & RQF_IO_STAT) || !bytes)
+		return;
+
+	part_stat_lock();
+	part_stat_add(rq->part, sectors[sgrp], bytes >> SECTOR_SHIFT);
+	part_stat_unlock();
+}
+
+/*
+ * All of @rq is done at @now; @bytes of it were not counted by
+ * blk_mq_account_bytes() (0 when blk_update_request() ended its bios).
+ * A flush sequence is counted once, by the original request.
+ */
+static inline void blk_mq_account_end(struct request *rq, unsigned int bytes,
+				      u64 now)
+{
+	const int sgrp = op_stat_group(req_op(rq));
+	struct block_device *part = rq->part;
+
+	if (!(rq->rq_flags & RQF_IO_STAT) || (rq->rq_flags & RQF_FLUSH_SEQ))
+		return;
+
+	part_stat_lock();
+	blk_mq_io_ticks(part, jiffies, true);
+	if (bytes)
+		part_stat_add(part, sectors[sgrp], bytes >> SECTOR_SHIFT);
+	part_stat_inc(part, ios[sgrp]);
+	part_stat_add(part, nsecs[sgrp], now - rq->start_time_ns);
+	part_stat_unlock();
+}
+
+/* All of @rq is done at @now, its bytes counted already. */
+static inline void blk_mq_account_done(struct request *rq, u64 now)
+{
+	blk_mq_account_end(rq, 0, now);
+}
+
+#endif

@@ -10,7 +10,7 @@
  *
  * When a map is exhausted, callers that may sleep wait on the map's wait
  * queue until a tag is freed.  The ordering that keeps a wake-up from
- * getting lost is explained at blk_mq_tag_map_put().
+ * getting lost is explained at blk_mq_tag_map_put_inline() in blk-mq-tag.h.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -151,29 +151,17 @@ static int tag_map_search(struct blk_mq_tag_map *map, unsigned int limit,
 }
 
 /*
- * Take a tag: first the hint itself, which after a free on this CPU is
- * the tag freed, its request still warm in this CPU's cache.  That one
- * load and one atomic are what most allocations cost; only when it is
- * taken does the search walk the words.  The load spares a busy bit the
- * atomic, which would pull the word's line over for nothing.
+ * Take a tag: first the hint itself (blk_mq_tag_hint_get(), inline in
+ * blk-mq-tag.h), and only when that one is taken walk the words.
  */
 static __always_inline int tag_map_get(struct blk_mq_tag_map *map)
 {
-	unsigned int limit = READ_ONCE(map->limit);
-	unsigned int hint = this_cpu_read(*map->hint);
+	int tag = blk_mq_tag_hint_get(map);
 
-	if (likely(hint < limit)) {
-		unsigned long *word = &map->words[hint >> map->shift].busy;
-		unsigned int bit = hint & ((1U << map->shift) - 1);
-
-		/* acquire, as in tag_word_get() */
-		if (!(READ_ONCE(*word) & BIT(bit)) &&
-		    !test_and_set_bit_lock(bit, word)) {
-			this_cpu_write(*map->hint, hint + 1 < limit ? hint + 1 : 0);
-			return hint;
-		}
-	}
-	return tag_map_search(map, limit, hint);
+	if (likely(tag >= 0))
+		return tag;
+	return tag_map_search(map, READ_ONCE(map->limit),
+			      this_cpu_read(*map->hint));
 }
 
 /**
@@ -189,7 +177,7 @@ int blk_mq_tag_map_get(struct blk_mq_tag_map *map)
 	return tag_map_get(map);
 }
 
-/* The map is full: sleep until a tag is freed (see blk_mq_tag_map_put()). */
+/* The map is full: sleep until a tag is freed (see blk-mq-tag.h). */
 static noinline int tag_map_wait(struct blk_mq_tag_map *map)
 {
 	DEFINE_WAIT(wait);
@@ -200,8 +188,8 @@ static noinline int tag_map_wait(struct blk_mq_tag_map *map)
 		 * Queue ourselves and set the task state before looking at
 		 * the bitmap again: prepare_to_wait_exclusive() ends with
 		 * a full barrier (set_current_state()), which pairs with
-		 * the barrier in blk_mq_tag_map_put() between clearing a
-		 * bit and checking for waiters.  Either we see the freed
+		 * the barrier in blk_mq_tag_map_put_inline() between
+		 * clearing a bit and checking for waiters.  Either we see the freed
 		 * bit here, or the freer sees us on the queue and wakes us.
 		 */
 		prepare_to_wait_exclusive(&map->wait, &wait,
@@ -250,25 +238,13 @@ int blk_mq_tag_map_get_wait(struct blk_mq_tag_map *map, bool nowait)
 	return tag_map_get_wait(map, nowait);
 }
 
-static __always_inline void tag_map_put(struct blk_mq_tag_map *map,
-					unsigned int tag)
+/**
+ * __blk_mq_tag_map_wake - wake a task waiting for a tag of @map
+ * @map: the map; blk_mq_tag_map_put() found a waiter on it
+ */
+void __blk_mq_tag_map_wake(struct blk_mq_tag_map *map)
 {
-	unsigned int w = tag >> map->shift;
-
-	/* Release: everything done with the request happens before. */
-	clear_bit_unlock(tag & ((1U << map->shift) - 1), &map->words[w].busy);
-
-	/* Reuse it first from this CPU: its cache line is already here. */
-	if (tag < READ_ONCE(map->limit))
-		this_cpu_write(*map->hint, tag);
-
-	/*
-	 * wq_has_sleeper() issues smp_mb() before reading the wait queue:
-	 * the cleared bit is visible before we look for waiters, pairing
-	 * with the barrier in prepare_to_wait_exclusive() on the other side.
-	 */
-	if (wq_has_sleeper(&map->wait))
-		wake_up(&map->wait);
+	wake_up(&map->wait);
 }
 
 /**
@@ -278,7 +254,7 @@ static __always_inline void tag_map_put(struct blk_mq_tag_map *map,
  */
 void blk_mq_tag_map_put(struct blk_mq_tag_map *map, unsigned int tag)
 {
-	tag_map_put(map, tag);
+	blk_mq_tag_map_put_inline(map, tag);
 }
 
 /**
@@ -362,14 +338,17 @@ void blk_mq_free_tags(struct blk_mq_tags *tags)
 }
 
 /**
- * blk_mq_get_tag - allocate a tag
+ * __blk_mq_get_tag - allocate a tag the long way
  * @tags: the tags of a hardware queue
  * @reserved: take one of the reserved tags
  * @nowait: fail instead of sleeping when none is free
  *
+ * What blk_mq_get_tag() does when this CPU's hint is taken or the tag
+ * is to be a reserved one: search the map, and wait unless @nowait.
+ *
  * Return: the tag, or BLK_MQ_NO_TAG.
  */
-int blk_mq_get_tag(struct blk_mq_tags *tags, bool reserved, bool nowait)
+int __blk_mq_get_tag(struct blk_mq_tags *tags, bool reserved, bool nowait)
 {
 	int tag;
 
@@ -379,22 +358,8 @@ int blk_mq_get_tag(struct blk_mq_tags *tags, bool reserved, bool nowait)
 		tag = blk_mq_tag_map_get_wait(&tags->reserved, nowait);
 		return tag < 0 ? BLK_MQ_NO_TAG : tag;
 	}
-	/* every request's path: the map's fast path inline here */
 	tag = tag_map_get_wait(&tags->normal, nowait);
 	return tag < 0 ? BLK_MQ_NO_TAG : tag + tags->nr_reserved_tags;
-}
-
-/**
- * blk_mq_put_tag - free a tag
- * @tags: the tags it came from
- * @tag: the tag
- */
-void blk_mq_put_tag(struct blk_mq_tags *tags, unsigned int tag)
-{
-	if (likely(tag >= tags->nr_reserved_tags))
-		tag_map_put(&tags->normal, tag - tags->nr_reserved_tags);
-	else
-		blk_mq_tag_map_put(&tags->reserved, tag);
 }
 
 /**

@@ -310,7 +310,7 @@ out_exit:
 EXPORT_SYMBOL_GPL(blk_mq_alloc_request_hctx);
 
 /* The last reference is gone: the tag goes back, and the queue reference. */
-static void __blk_mq_free_request(struct request *rq)
+static __always_inline void __blk_mq_free_request(struct request *rq)
 {
 	struct request_queue *q = rq->q;
 	struct blk_mq_hw_ctx *hctx = rq->mq_hctx;
@@ -332,11 +332,8 @@ static void blk_mq_put_rq_ref(struct request *rq)
 		__blk_mq_free_request(rq);
 }
 
-/**
- * blk_mq_free_request - give a request back
- * @rq: the request; its bios must already be ended or detached
- */
-void blk_mq_free_request(struct request *rq)
+/* blk_mq_free_request(), inline in the completion path. */
+static __always_inline void blk_mq_release_request(struct request *rq)
 {
 	struct blk_mq_ctx *sw = rq->mq_ctx;
 
@@ -348,6 +345,15 @@ void blk_mq_free_request(struct request *rq)
 	if (!req_ref_put_and_test(rq))
 		return;
 	__blk_mq_free_request(rq);
+}
+
+/**
+ * blk_mq_free_request - give a request back
+ * @rq: the request; its bios must already be ended or detached
+ */
+void blk_mq_free_request(struct request *rq)
+{
+	blk_mq_release_request(rq);
 }
 EXPORT_SYMBOL_GPL(blk_mq_free_request);
 
@@ -370,7 +376,7 @@ void blk_mq_free_plug_rqs(struct blk_plug *plug)
  */
 
 /* Count a request that leaves the driver; rerun a queue that was busy. */
-static void blk_mq_leave_driver(struct request *rq)
+static __always_inline void blk_mq_leave_driver(struct request *rq)
 {
 	struct blk_mq_hw_ctx *hctx = rq->mq_hctx;
 
@@ -404,12 +410,16 @@ static void blk_mq_unstart_request(struct request *rq)
 	}
 }
 
-/**
- * __blk_mq_end_request - finish a request whose bios are all done
- * @rq: the request
- * @error: its status, passed to ->end_io
+/*
+ * What ends every request once its bios are done: the statistics, the
+ * driver's count, and ->end_io or the free.  @bytes is how much of @rq
+ * the disk statistics have not counted yet (blk_update_request() counts
+ * what it ends).  Inline: this and blk_mq_end_request() are one function
+ * on the path that every request takes.
  */
-void __blk_mq_end_request(struct request *rq, blk_status_t error)
+static __always_inline void blk_mq_finish_request(struct request *rq,
+						  blk_status_t error,
+						  unsigned int bytes)
 {
 	u64 now = 0;
 
@@ -417,7 +427,7 @@ void __blk_mq_end_request(struct request *rq, blk_status_t error)
 		now = ktime_get_ns();
 	if (rq->rq_flags & RQF_STATS)
 		blk_stat_add(rq, now);
-	blk_mq_account_done(rq, now);
+	blk_mq_account_end(rq, bytes, now);
 
 	/*
 	 * The driver is done with it: count that before ->end_io may hand
@@ -427,9 +437,36 @@ void __blk_mq_end_request(struct request *rq, blk_status_t error)
 
 	/* without an ->end_io, or when it says so, the request goes back */
 	if (!rq->end_io || rq->end_io(rq, error) == RQ_END_IO_FREE)
-		blk_mq_free_request(rq);
+		blk_mq_release_request(rq);
+}
+
+/**
+ * __blk_mq_end_request - finish a request whose bios are all done
+ * @rq: the request
+ * @error: its status, passed to ->end_io
+ */
+void __blk_mq_end_request(struct request *rq, blk_status_t error)
+{
+	blk_mq_finish_request(rq, error, 0);
 }
 EXPORT_SYMBOL(__blk_mq_end_request);
+
+/*
+ * Whether blk_mq_end_request() may end @bio, @rq's first, by itself: it
+ * is the only one, all of it is done, and without an error to report.
+ * That is what blk_update_request() would do for it, less its walk.  A
+ * bio a flush sequence holds back, one that must be marked quiet, and a
+ * zone append, which reports where its data went, take the walk.
+ */
+static __always_inline bool blk_mq_end_whole_bio(struct request *rq,
+						 struct bio *bio,
+						 blk_status_t error)
+{
+	return bio && bio == rq->biotail && error == BLK_STS_OK &&
+	       bio->bi_iter.bi_size == blk_rq_bytes(rq) &&
+	       !(rq->rq_flags & (RQF_FLUSH_SEQ | RQF_QUIET)) &&
+	       req_op(rq) != REQ_OP_ZONE_APPEND;
+}
 
 /**
  * blk_mq_end_request - complete all of a request
@@ -438,9 +475,21 @@ EXPORT_SYMBOL(__blk_mq_end_request);
  */
 void blk_mq_end_request(struct request *rq, blk_status_t error)
 {
-	/* all of it: nothing can be left over */
-	WARN_ON_ONCE(blk_update_request(rq, error, blk_rq_bytes(rq)));
-	__blk_mq_end_request(rq, error);
+	struct bio *bio = rq->bio;
+	unsigned int bytes = 0;
+
+	if (likely(blk_mq_end_whole_bio(rq, bio, error))) {
+		bytes = bio->bi_iter.bi_size;
+		rq->bio = NULL;
+		rq->__data_len = 0;
+		/* bio_advance() by all of it */
+		bio->bi_iter.bi_size = 0;
+		bio_endio(bio);
+	} else {
+		/* all of it: nothing can be left over */
+		WARN_ON_ONCE(blk_update_request(rq, error, blk_rq_bytes(rq)));
+	}
+	blk_mq_finish_request(rq, error, bytes);
 }
 EXPORT_SYMBOL(blk_mq_end_request);
 

@@ -164,12 +164,17 @@ EXPORT_SYMBOL_GPL(blk_mq_queue_inflight);
  * Request allocation and freeing
  */
 
-/* Make the preallocated request of @tag ready for a new I/O. */
-static inline struct request *blk_mq_rq_setup(struct request_queue *q,
-					      struct blk_mq_ctx *ctx,
-					      struct blk_mq_hw_ctx *hctx,
-					      unsigned int tag, blk_opf_t opf,
-					      blk_mq_req_flags_t flags)
+/*
+ * Make the preallocated request of @tag ready for a new I/O.  Its data
+ * fields are the caller's: blk_mq_bio_to_request() fills them from a bio,
+ * blk_mq_rq_no_data() clears them for a passthrough request.  What only
+ * an elevator reads (rq->hash, rb_node, elv.icq) is not set: this engine
+ * has none, and those fields share their unions with what it does use.
+ */
+static __always_inline struct request *
+blk_mq_rq_setup(struct request_queue *q, struct blk_mq_ctx *ctx,
+		struct blk_mq_hw_ctx *hctx, unsigned int tag, blk_opf_t opf,
+		blk_mq_req_flags_t flags)
 {
 	struct request *rq = hctx->tags->static_rqs[tag];
 
@@ -183,46 +188,47 @@ static inline struct request *blk_mq_rq_setup(struct request_queue *q,
 	if (flags & BLK_MQ_REQ_RESERVED)
 		rq->rq_flags |= RQF_RESV;
 	rq->tag = tag;
-	rq->internal_tag = BLK_MQ_NO_TAG;
 	rq->timeout = 0;
-	rq->__data_len = 0;
-	rq->__sector = (sector_t)-1;
-	rq->bio = NULL;
-	rq->biotail = NULL;
 	INIT_LIST_HEAD(&rq->queuelist);
 	rq->part = NULL;
 	rq->start_time_ns = ktime_get_ns();
 	rq->io_start_time_ns = 0;
 	rq->stats_sectors = 0;
-	rq->nr_phys_segments = 0;
 #ifdef CONFIG_BLK_DEV_INTEGRITY
 	rq->nr_integrity_segments = 0;
 #endif
 	rq->write_hint = 0;
-	rq->ioprio = 0;
 	rq->deadline = 0;
 	rq->end_io = NULL;
 	rq->end_io_data = NULL;
-	INIT_HLIST_NODE(&rq->hash);
-	RB_CLEAR_NODE(&rq->rb_node);
-	rq->elv.icq = NULL;
 	blk_crypto_rq_set_defaults(rq);
 	WRITE_ONCE(rq->state, MQ_RQ_IDLE);
 	req_ref_set(rq, 1);
 	return rq;
 }
 
-/*
- * Take a tag of the hardware context the current CPU maps to for @opf and
- * set up its request.  Sleeps for a tag unless BLK_MQ_REQ_NOWAIT.  The
- * caller holds a q_usage_counter reference, which the request keeps.
- */
-static struct request *blk_mq_get_request(struct request_queue *q,
-					  blk_opf_t opf,
-					  blk_mq_req_flags_t flags)
+/* A request that does not come from a bio starts with no data. */
+static void blk_mq_rq_no_data(struct request *rq)
 {
-	struct blk_mq_ctx *ctx = blk_mq_get_ctx(q);
-	struct blk_mq_hw_ctx *hctx = blk_mq_map_queue(q, opf, ctx);
+	rq->__sector = (sector_t)-1;
+	rq->__data_len = 0;
+	rq->bio = NULL;
+	rq->biotail = NULL;
+	rq->nr_phys_segments = 0;
+	rq->ioprio = 0;
+}
+
+/*
+ * Take a tag of @hctx, the hardware context of software context @ctx for
+ * @opf, and set up its request.  Sleeps for a tag unless
+ * BLK_MQ_REQ_NOWAIT.  The caller holds a q_usage_counter reference,
+ * which the request keeps.
+ */
+static __always_inline struct request *
+blk_mq_get_request(struct request_queue *q, struct blk_mq_ctx *ctx,
+		   struct blk_mq_hw_ctx *hctx, blk_opf_t opf,
+		   blk_mq_req_flags_t flags)
+{
 	int tag;
 
 	tag = blk_mq_get_tag(hctx->tags, flags & BLK_MQ_REQ_RESERVED,
@@ -250,13 +256,18 @@ struct request *blk_mq_alloc_request(struct request_queue *q, blk_opf_t opf,
 				     blk_mq_req_flags_t flags)
 {
 	int err = blk_queue_enter(q, flags);
+	struct blk_mq_ctx *ctx;
 	struct request *req;
 
 	if (err)
 		return ERR_PTR(err);
-	req = blk_mq_get_request(q, opf, flags);
-	if (req)
+	ctx = blk_mq_get_ctx(q);
+	req = blk_mq_get_request(q, ctx, blk_mq_map_queue(q, opf, ctx), opf,
+				 flags);
+	if (req) {
+		blk_mq_rq_no_data(req);
 		return req;
+	}
 	/* no tag to be had: drop the usage reference again */
 	blk_queue_exit(q);
 	return ERR_PTR(-EWOULDBLOCK);
@@ -301,6 +312,7 @@ struct request *blk_mq_alloc_request_hctx(struct request_queue *q,
 		goto out_exit;
 	}
 	rq = blk_mq_rq_setup(q, hctx->ctxs[0], hctx, tag, opf, flags);
+	blk_mq_rq_no_data(rq);
 	return rq;
 
 out_exit:
@@ -730,7 +742,7 @@ static void blk_mq_timeout_work(struct work_struct *work)
  * Inserting and dispatching
  */
 
-static bool blk_mq_hctx_has_pending(struct blk_mq_hw_ctx *hctx)
+static __always_inline bool blk_mq_hctx_has_pending(struct blk_mq_hw_ctx *hctx)
 {
 	if (!list_empty_careful(&hctx->dispatch))
 		return true;
@@ -1286,27 +1298,25 @@ static void blk_mq_bio_to_request(struct request *rq, struct bio *bio,
 
 /*
  * Merge @bio into a request that has not gone to the driver yet: the
- * newest one of this queue in the task's plug, or one of the last few on
- * this CPU's software context.  Only this CPU adds to that list and the
- * dispatcher takes requests off it under ctx->lock, which we hold, so a
- * request we find there is ours to grow.
+ * newest one of this queue in the task's @plug, or one of the last few on
+ * software context @ctx, this CPU's.  Only this CPU adds to that list and
+ * the dispatcher takes requests off it under ctx->lock, which we hold, so
+ * a request we find there is ours to grow.
  */
-static bool blk_mq_bio_merge(struct request_queue *q, struct bio *bio,
-			     unsigned int nr_segs)
+static bool blk_mq_bio_merge(struct request_queue *q, struct blk_plug *plug,
+			     struct blk_mq_ctx *ctx, struct blk_mq_hw_ctx *hctx,
+			     struct bio *bio, unsigned int nr_segs)
 {
-	struct blk_mq_hw_ctx *hctx;
-	struct blk_mq_ctx *ctx;
 	struct list_head *list;
 	bool merged;
 
 	if (blk_queue_nomerges(q) || !bio_mergeable(bio))
 		return false;
 
-	if (blk_attempt_plug_merge(q, bio, nr_segs))
+	if (plug && !rq_list_empty(plug->mq_list) &&
+	    blk_attempt_plug_merge(q, bio, nr_segs))
 		return true;
 
-	ctx = blk_mq_get_ctx(q);
-	hctx = blk_mq_map_queue(q, bio->bi_opf, ctx);
 	if (!(hctx->flags & BLK_MQ_F_SHOULD_MERGE))
 		return false;
 
@@ -1350,6 +1360,8 @@ void blk_mq_submit_bio(struct bio *bio)
 	struct request_queue *q = bdev_get_queue(bio->bi_bdev);
 	struct blk_plug *plug = blk_mq_plug(bio);
 	unsigned int nr_segs = 1;
+	struct blk_mq_hw_ctx *hctx;
+	struct blk_mq_ctx *ctx;
 	struct request *rq;
 	blk_status_t sts;
 
@@ -1366,14 +1378,22 @@ void blk_mq_submit_bio(struct bio *bio)
 	if (unlikely(bio_queue_enter(bio)))
 		return;
 
-	if (blk_mq_bio_merge(q, bio, nr_segs)) {
+	/* the contexts of the CPU we run on, for the merge and the tag */
+	ctx = blk_mq_get_ctx(q);
+	hctx = blk_mq_map_queue(q, bio->bi_opf, ctx);
+	if (blk_mq_bio_merge(q, plug, ctx, hctx, bio, nr_segs)) {
 		blk_queue_exit(q);
 		return;
 	}
 
-	rq_qos_throttle(q, bio);
+	if (q->rq_qos) {
+		/* throttling may sleep, and we may wake up on another CPU */
+		rq_qos_throttle(q, bio);
+		ctx = blk_mq_get_ctx(q);
+		hctx = blk_mq_map_queue(q, bio->bi_opf, ctx);
+	}
 
-	rq = blk_mq_get_request(q, bio->bi_opf,
+	rq = blk_mq_get_request(q, ctx, hctx, bio->bi_opf,
 				(bio->bi_opf & REQ_NOWAIT) ? BLK_MQ_REQ_NOWAIT : 0);
 	if (unlikely(!rq)) {
 		rq_qos_cleanup(q, bio);

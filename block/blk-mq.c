@@ -632,6 +632,31 @@ static inline bool blk_mq_gathering_stats(struct request_queue *q)
 	return test_bit(QUEUE_FLAG_STATS, &q->queue_flags);
 }
 
+/*
+ * blk_add_timer(), with the case of nearly every request first: the
+ * queue's timer is pending and fires no later than @rq's deadline.  Then
+ * all there is to do is set the deadline: when the timer fires,
+ * blk_mq_timeout_work() re-arms it for what is still in flight.
+ * blk_add_timer() would compare its rounded deadline with the timer
+ * only to leave the timer alone.
+ */
+static inline void blk_mq_add_timer(struct request *rq)
+{
+	struct request_queue *q = rq->q;
+	unsigned long deadline;
+
+	if (!rq->timeout)
+		rq->timeout = q->rq_timeout;
+	deadline = jiffies + rq->timeout;
+	if (!timer_pending(&q->timeout) ||
+	    time_before(deadline, READ_ONCE(q->timeout.expires))) {
+		blk_add_timer(rq);
+		return;
+	}
+	rq->rq_flags &= ~RQF_TIMED_OUT;
+	WRITE_ONCE(rq->deadline, deadline);
+}
+
 /**
  * blk_mq_start_request - the driver begins processing a request
  * @rq: the request
@@ -662,7 +687,7 @@ void blk_mq_start_request(struct request *rq)
 		atomic_inc(&hctx->nr_busy);
 	}
 
-	blk_add_timer(rq);
+	blk_mq_add_timer(rq);
 	/*
 	 * The deadline must be visible before the state says in flight:
 	 * the timeout scan reads the state first, then the deadline.

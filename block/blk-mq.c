@@ -925,50 +925,49 @@ static void blk_mq_issue_list(struct blk_mq_hw_ctx *hctx,
 }
 
 /*
- * A dispatch is bracketed by hctx->nr_dispatching so that
- * blk_mq_quiesce_queue() can wait for it without an RCU read section:
- * drivers (null_blk's memory backing, for one) may allocate with
- * GFP_NOIO in ->queue_rq().  The increment is ordered before the check of
- * QUEUE_FLAG_QUIESCED by a full barrier, which pairs with the one in
- * blk_mq_wait_quiesce_done() between setting the flag and reading the
- * counters: a dispatcher either sees the flag or is waited for.
+ * A dispatch runs in an RCU read-side section, or an SRCU one on a
+ * BLK_MQ_F_BLOCKING queue, whose ->queue_rq() may sleep; the queue was
+ * allocated with its srcu_struct for that.  blk_mq_wait_quiesce_done()
+ * sets nothing of its own: after QUEUE_FLAG_QUIESCED is set it waits
+ * for a grace period, so a dispatch either saw the flag or has ended.
+ * Nothing is written here that another CPU shares, which is what lets a
+ * hardware queue that several CPUs feed scale.
  *
  * Return: %true if the caller may dispatch; blk_mq_dispatch_end() either way.
  */
-static inline bool blk_mq_dispatch_begin(struct blk_mq_hw_ctx *hctx)
+static __always_inline bool blk_mq_dispatch_begin(struct blk_mq_hw_ctx *hctx,
+						  int *srcu_idx)
 {
-	atomic_inc(&hctx->nr_dispatching);
-	smp_mb__after_atomic();	/* counter before flag, see above */
+	if (hctx->flags & BLK_MQ_F_BLOCKING)
+		*srcu_idx = srcu_read_lock(hctx->queue->srcu);
+	else
+		rcu_read_lock();
 
 	return !blk_mq_hctx_stopped(hctx) && !blk_queue_quiesced(hctx->queue);
 }
 
-static void blk_mq_dispatch_end(struct blk_mq_hw_ctx *hctx)
+static __always_inline void blk_mq_dispatch_end(struct blk_mq_hw_ctx *hctx,
+						int srcu_idx)
 {
-	/*
-	 * Wake only when somebody waits.  The decrement is fully ordered
-	 * before the read of the waiter count, as the waiter's increment
-	 * is before its read of nr_dispatching: either it sees zero or we
-	 * see it waiting.  Every run ends here, so this spares the common
-	 * case the wait queue hash of wake_up_var().
-	 */
-	if (atomic_dec_and_test(&hctx->nr_dispatching) &&
-	    atomic_read(&hctx->nr_quiesce_waiters))
-		wake_up_var(&hctx->nr_dispatching);
+	if (hctx->flags & BLK_MQ_F_BLOCKING)
+		srcu_read_unlock(hctx->queue->srcu, srcu_idx);
+	else
+		rcu_read_unlock();
 }
 
 /* Run @hctx in the caller's context: whatever waits on it. */
 static void blk_mq_dispatch(struct blk_mq_hw_ctx *hctx)
 {
 	LIST_HEAD(list);
+	int srcu_idx;
 
-	if (blk_mq_dispatch_begin(hctx)) {
+	if (blk_mq_dispatch_begin(hctx, &srcu_idx)) {
 		hctx->run++;
 		blk_mq_collect(hctx, &list);
 		if (!list_empty(&list))
 			blk_mq_issue_list(hctx, &list);
 	}
-	blk_mq_dispatch_end(hctx);
+	blk_mq_dispatch_end(hctx, srcu_idx);
 }
 
 /*
@@ -979,11 +978,12 @@ static void blk_mq_issue_one(struct blk_mq_hw_ctx *hctx, struct request *rq)
 {
 	struct blk_mq_queue_data bd = { .rq = rq, .last = true };
 	blk_status_t ret;
+	int srcu_idx;
 
-	if (!blk_mq_dispatch_begin(hctx)) {
+	if (!blk_mq_dispatch_begin(hctx, &srcu_idx)) {
 		/* it waits with the rest; unquiesce or restart runs it */
 		blk_mq_insert_request(rq);
-		blk_mq_dispatch_end(hctx);
+		blk_mq_dispatch_end(hctx, srcu_idx);
 		return;
 	}
 
@@ -1004,7 +1004,7 @@ static void blk_mq_issue_one(struct blk_mq_hw_ctx *hctx, struct request *rq)
 	} else {
 		blk_mq_end_request(rq, ret);
 	}
-	blk_mq_dispatch_end(hctx);
+	blk_mq_dispatch_end(hctx, srcu_idx);
 }
 
 static void __blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx)
@@ -1704,30 +1704,17 @@ EXPORT_SYMBOL_GPL(blk_mq_quiesce_queue_nowait);
 
 /**
  * blk_mq_wait_quiesce_done - wait for dispatches that began before a quiesce
- * @q: the queue
+ * @q: the queue, with QUEUE_FLAG_QUIESCED set
  *
- * See blk_mq_dispatch_begin() for the ordering.
+ * See blk_mq_dispatch_begin(): a grace period of the kind the queue's
+ * dispatches hold.
  */
 void blk_mq_wait_quiesce_done(struct request_queue *q)
 {
-	struct blk_mq_hw_ctx *hctx;
-	unsigned long i;
-
-	/* QUEUE_FLAG_QUIESCED is set: make it visible before the counters */
-	smp_mb();
-	queue_for_each_hw_ctx(q, hctx, i) {
-		if (!atomic_read(&hctx->nr_dispatching))
-			continue;
-		atomic_inc(&hctx->nr_quiesce_waiters);
-		/*
-		 * Say we wait before looking again: pairs with the full
-		 * barrier of the decrement in blk_mq_dispatch_end().
-		 */
-		smp_mb__after_atomic();
-		wait_var_event(&hctx->nr_dispatching,
-			       !atomic_read(&hctx->nr_dispatching));
-		atomic_dec(&hctx->nr_quiesce_waiters);
-	}
+	if (blk_queue_has_srcu(q))
+		synchronize_srcu(q->srcu);
+	else
+		synchronize_rcu();
 }
 EXPORT_SYMBOL_GPL(blk_mq_wait_quiesce_done);
 
@@ -2147,8 +2134,6 @@ static struct blk_mq_hw_ctx *blk_mq_alloc_hctx(struct request_queue *q,
 	hctx->flags = set->flags & ~BLK_MQ_F_TAG_QUEUE_SHARED;
 	hctx->tags = set->tags[idx];
 	atomic_set(&hctx->nr_busy, 0);
-	atomic_set(&hctx->nr_dispatching, 0);
-	atomic_set(&hctx->nr_quiesce_waiters, 0);
 
 	/* the type whose part of the queue index space holds @idx */
 	hctx->type = HCTX_TYPE_DEFAULT;
@@ -2312,7 +2297,8 @@ static void blk_mq_exit_hctxs(struct request_queue *q, unsigned int nr)
 /**
  * blk_mq_init_allocated_queue - set up the engine on a new request queue
  * @set: the driver's tag set
- * @q: the queue, from blk_alloc_queue()
+ * @q: the queue, from blk_alloc_queue(); with its srcu_struct if @set has
+ *	BLK_MQ_F_BLOCKING
  *
  * Return: 0 or a negative errno.
  */
@@ -2323,6 +2309,11 @@ int blk_mq_init_allocated_queue(struct blk_mq_tag_set *set,
 	unsigned long j;
 	unsigned int i;
 	int ret = -ENOMEM;
+
+	/* a blocking driver's dispatches hold q->srcu: blk_alloc_queue() */
+	if (WARN_ON_ONCE((set->flags & BLK_MQ_F_BLOCKING) &&
+			 !blk_queue_has_srcu(q)))
+		return -EINVAL;
 
 	q->mq_ops = set->ops;
 	q->tag_set = set;

@@ -341,10 +341,6 @@ struct blk_mq_hw_ctx {
 	struct blk_mq_tags	*tags;
 	/** @nr_busy: requests handed to the driver and not yet freed. */
 	atomic_t		nr_busy;
-	/** @nr_dispatching: runs in progress, for blk_mq_quiesce_queue(). */
-	atomic_t		nr_dispatching;
-	/** @nr_quiesce_waiters: tasks waiting for @nr_dispatching to drain. */
-	atomic_t		nr_quiesce_waiters;
 
 	/** @queue: the request queue this context belongs to. */
 	struct request_queue	*queue;

@@ -338,6 +338,7 @@ void blk_start_request(struct request *rq)
 	rq->rq_flags |= RQF_STARTED;
 	if (!rq->io_start_time_ns)
 		rq->io_start_time_ns = ktime_get_ns();
+	blk_rq_integrity_prepare(rq);
 
 	blk_add_timer(rq);
 	/* the deadline is set before the state says in flight */

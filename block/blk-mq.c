@@ -467,8 +467,9 @@ EXPORT_SYMBOL(__blk_mq_end_request);
  * Whether blk_mq_end_request() may end @bio, @rq's first, by itself: it
  * is the only one, all of it is done, and without an error to report.
  * That is what blk_update_request() would do for it, less its walk.  A
- * bio a flush sequence holds back, one that must be marked quiet, and a
- * zone append, which reports where its data went, take the walk.
+ * bio a flush sequence holds back, one that must be marked quiet, one
+ * with integrity data, whose profile remaps a read's first, and a zone
+ * append, which reports where its data went, take the walk.
  */
 static __always_inline bool blk_mq_end_whole_bio(struct request *rq,
 						 struct bio *bio,
@@ -477,7 +478,7 @@ static __always_inline bool blk_mq_end_whole_bio(struct request *rq,
 	return bio && bio == rq->biotail && error == BLK_STS_OK &&
 	       bio->bi_iter.bi_size == blk_rq_bytes(rq) &&
 	       !(rq->rq_flags & (RQF_FLUSH_SEQ | RQF_QUIET)) &&
-	       req_op(rq) != REQ_OP_ZONE_APPEND;
+	       !blk_integrity_rq(rq) && req_op(rq) != REQ_OP_ZONE_APPEND;
 }
 
 /**
@@ -492,6 +493,8 @@ void blk_mq_end_request(struct request *rq, blk_status_t error)
 
 	if (likely(blk_mq_end_whole_bio(rq, bio, error))) {
 		bytes = bio->bi_iter.bi_size;
+		/* before bio_endio(), see blk_update_request() */
+		blk_crypto_rq_put_keyslot(rq);
 		rq->bio = NULL;
 		rq->__data_len = 0;
 		/* bio_advance() by all of it */
@@ -677,6 +680,7 @@ void blk_mq_start_request(struct request *rq)
 	}
 
 	WARN_ON_ONCE(blk_mq_rq_state(rq) != MQ_RQ_IDLE);
+	blk_rq_integrity_prepare(rq);
 
 	/* Let timeouts and accounting find it by tag. */
 	if (rq->tag != BLK_MQ_NO_TAG)

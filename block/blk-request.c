@@ -99,6 +99,13 @@ bool blk_update_request(struct request *rq, blk_status_t error,
 				   (unsigned long long)blk_rq_pos(rq),
 				   req_op(rq), rq->cmd_flags & ~REQ_OP_MASK);
 
+	blk_rq_integrity_complete(rq, error, nr_bytes);
+	/*
+	 * The last bio_endio() may let its owner evict the key
+	 * (blk_crypto_evict_key()): give the keyslot back before it.
+	 */
+	if (nr_bytes >= blk_rq_bytes(rq))
+		blk_crypto_rq_put_keyslot(rq);
 	blk_mq_account_bytes(rq, nr_bytes);
 
 	while (rq->bio) {

@@ -9,9 +9,37 @@
 #define INT_BLK_REQUEST_H
 
 #include <linux/blk-mq.h>
+#include <linux/blk-integrity.h>
 #include <linux/part_stat.h>
 
 #include "blk.h"
+
+/*
+ * The integrity profile's two request hooks: a write's protection
+ * information is remapped to the device's sectors as the driver takes
+ * it (T10 PI types 1 and 2 carry the sector in each tuple), and a read's
+ * is remapped back, for the bytes that completed, before its bios end
+ * and bio-integrity verifies them.  Every registered profile has both
+ * hooks (the nop profile's do nothing).
+ */
+static inline void blk_rq_integrity_prepare(struct request *rq)
+{
+#ifdef CONFIG_BLK_DEV_INTEGRITY
+	if (blk_integrity_rq(rq) && req_op(rq) == REQ_OP_WRITE)
+		rq->q->integrity.profile->prepare_fn(rq);
+#endif
+}
+
+static inline void blk_rq_integrity_complete(struct request *rq,
+					     blk_status_t error,
+					     unsigned int bytes)
+{
+#ifdef CONFIG_BLK_DEV_INTEGRITY
+	if (blk_integrity_rq(rq) && req_op(rq) == REQ_OP_READ &&
+	    error == BLK_STS_OK)
+		rq->q->integrity.profile->complete_fn(rq, bytes);
+#endif
+}
 
 /*
  * update_io_ticks() for @part, unless its stamp is @now already: then it

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for how the multiqueue engine ends a request (blk-mq.c,
+ * blk-request.c): a lone bio ended without the walk, several merged bios
+ * ended by the walk, a driver that ends a request in two steps, errors,
+ * the disk statistics, and the two hooks a request's end must run before
+ * its last bio ends, the integrity profile's and inline encryption's.
+ *
+ * Each case builds a live multiqueue disk whose ->queue_rq() records the
+ * request and ends it at once in the way the case asks, submits one or
+ * two bios, and checks what the driver saw and how each bio ended.
+ */
+#include <kunit/test.h>
+#include <linux/bio.h>
+#include <linux/blk-crypto.h>
+#include <linux/blk-crypto-profile.h>
+#include <linux/blk-integrity.h>
+#include <linux/blk-mq.h>
+#include <linux/completion.h>
+#include <linux/module.h>
+#include <linux/part_stat.h>
+
+#define MT_SECTOR	8
+#define MT_MAX_BIOS	2
+
+/* How the driver ends each request. */
+enum mt_end {
+	MT_END_OK,		/* blk_mq_end_request(), all of it */
+	MT_END_ERROR,		/* blk_mq_end_request() with BLK_STS_IOERR */
+	MT_END_FIRST_BIO,	/* blk_update_request() for the first bio, then the rest */
+};
+
+/* The bios of one submission and how each ended. */
+struct mt_io {
+	struct mt_dev *dev;
+	unsigned int nr_bios;
+	struct bio *bios[MT_MAX_BIOS];
+	bool ended[MT_MAX_BIOS];
+	blk_status_t status[MT_MAX_BIOS];
+	/* the request still held a keyslot when this bio ended */
+	bool keyslot_held[MT_MAX_BIOS];
+	atomic_t left;
+	struct completion done;
+};
+
+struct mt_dev {
+	struct blk_mq_tag_set set;
+	struct gendisk *disk;
+	enum mt_end end;
+	struct mt_io *io;		/* the submission in progress */
+
+	/* what ->queue_rq() saw */
+	unsigned int nr_rqs;
+	unsigned int rq_bytes;
+	unsigned int rq_bios;
+	struct request *rq;
+	bool more_after_first;		/* blk_update_request()'s return */
+	bool first_ended_alone;		/* after it: bio 0 ended, bio 1 not */
+
+	/* the integrity profile's hooks */
+	unsigned int prepared;
+	unsigned int completed;
+	unsigned int completed_bytes;
+	bool completed_before_end;
+
+#ifdef CONFIG_BLK_INLINE_ENCRYPTION
+	struct blk_crypto_profile crypto;
+	bool crypto_ready;		/* initialized, to be destroyed */
+	unsigned int programmed;
+	unsigned int evicted;
+#endif
+};
+
+static unsigned int mt_nr_bios(struct request *rq)
+{
+	struct bio *bio;
+	unsigned int n = 0;
+
+	__rq_for_each_bio(bio, rq)
+		n++;
+	return n;
+}
+
+static blk_status_t mt_queue_rq(struct blk_mq_hw_ctx *hctx,
+				const struct blk_mq_queue_data *bd)
+{
+	struct mt_dev *dev = hctx->queue->queuedata;
+	struct request *rq = bd->rq;
+
+	blk_mq_start_request(rq);
+	dev->nr_rqs++;
+	dev->rq = rq;
+	dev->rq_bytes = blk_rq_bytes(rq);
+	dev->rq_bios = mt_nr_bios(rq);
+
+	switch (dev->end) {
+	case MT_END_ERROR:
+		blk_mq_end_request(rq, BLK_STS_IOERR);
+		break;
+	case MT_END_FIRST_BIO:
+		dev->more_after_first = blk_update_request(rq, BLK_STS_OK,
+							   rq->bio->bi_iter.bi_size);
+		dev->first_ended_alone = dev->io->ended[0] && !dev->io->ended[1];
+		blk_mq_end_request(rq, BLK_STS_OK);
+		break;
+	default:
+		blk_mq_end_request(rq, BLK_STS_OK);
+		break;
+	}
+	return BLK_STS_OK;
+}
+
+static const struct blk_mq_ops mt_mq_ops = {
+	.queue_rq = mt_queue_rq,
+};
+
+static const struct block_device_operations mt_fops = {
+	.owner = THIS_MODULE,
+};
+
+static void mt_exit(struct kunit *test)
+{
+	struct mt_dev *dev = test->priv;
+
+	if (!dev)
+		return;
+	del_gendisk(dev->disk);
+	put_disk(dev->disk);
+	blk_mq_free_tag_set(&dev->set);
+#ifdef CONFIG_BLK_INLINE_ENCRYPTION
+	if (dev->crypto_ready)
+		blk_crypto_profile_destroy(&dev->crypto);
+#endif
+	test->priv = NULL;
+}
+
+/* A live multiqueue disk of 64 sectors whose driver ends requests at once. */
+static struct mt_dev *mt_dev_create(struct kunit *test, enum mt_end end)
+{
+	struct mt_dev *dev;
+	int ret;
+
+	dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	dev->end = end;
+
+	dev->set.ops = &mt_mq_ops;
+	dev->set.nr_hw_queues = 1;
+	dev->set.queue_depth = 4;
+	dev->set.numa_node = NUMA_NO_NODE;
+	dev->set.flags = BLK_MQ_F_SHOULD_MERGE;
+	KUNIT_ASSERT_EQ(test, blk_mq_alloc_tag_set(&dev->set), 0);
+
+	dev->disk = blk_mq_alloc_disk(&dev->set, dev);
+	if (IS_ERR(dev->disk))
+		blk_mq_free_tag_set(&dev->set);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev->disk);
+	dev->disk->fops = &mt_fops;
+	dev->disk->private_data = dev;
+	/* no partition scan: the driver is to see only the test's requests */
+	dev->disk->flags |= GENHD_FL_NO_PART;
+	snprintf(dev->disk->disk_name, DISK_NAME_LEN, "blkmq_kunit");
+	set_capacity(dev->disk, 64);
+
+	ret = add_disk(dev->disk);
+	if (ret) {
+		put_disk(dev->disk);
+		blk_mq_free_tag_set(&dev->set);
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	test->priv = dev;
+	return dev;
+}
+
+static void mt_end_io(struct bio *bio)
+{
+	struct mt_io *io = bio->bi_private;
+	unsigned int i;
+
+	for (i = 0; i < io->nr_bios; i++) {
+		if (io->bios[i] != bio)
+			continue;
+		io->status[i] = bio->bi_status;
+#ifdef CONFIG_BLK_INLINE_ENCRYPTION
+		io->keyslot_held[i] = io->dev->rq && io->dev->rq->crypt_keyslot;
+#endif
+		io->ended[i] = true;
+	}
+	if (atomic_dec_and_test(&io->left))
+		complete(&io->done);
+}
+
+/*
+ * Submit @nr one-page bios of @op at consecutive pages from MT_SECTOR,
+ * under one plug so that they merge into one request, and wait for all
+ * of them.  @key: inline encryption with this key, or NULL.
+ */
+static void mt_submit(struct kunit *test, struct mt_dev *dev, struct mt_io *io,
+		      enum req_op op, unsigned int nr,
+		      const struct blk_crypto_key *key)
+{
+	struct blk_plug plug;
+	struct page *pages[MT_MAX_BIOS];
+	unsigned int i;
+
+	memset(io, 0, sizeof(*io));
+	io->dev = dev;
+	io->nr_bios = nr;
+	atomic_set(&io->left, nr);
+	init_completion(&io->done);
+	dev->io = io;
+
+	for (i = 0; i < nr; i++) {
+		struct bio *bio;
+
+		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		bio = bio_alloc(dev->disk->part0, 1, op, GFP_KERNEL);
+		bio->bi_iter.bi_sector = MT_SECTOR + i * (PAGE_SIZE >> SECTOR_SHIFT);
+		KUNIT_ASSERT_EQ(test, bio_add_page(bio, pages[i], PAGE_SIZE, 0),
+				PAGE_SIZE);
+		bio->bi_private = io;
+		bio->bi_end_io = mt_end_io;
+#ifdef CONFIG_BLK_INLINE_ENCRYPTION
+		if (key) {
+			u64 dun[BLK_CRYPTO_DUN_ARRAY_SIZE] = { i };
+
+			bio_crypt_set_ctx(bio, key, dun, GFP_KERNEL);
+		}
+#endif
+		io->bios[i] = bio;
+	}
+
+	blk_start_plug(&plug);
+	for (i = 0; i < nr; i++)
+		submit_bio(io->bios[i]);
+	blk_finish_plug(&plug);
+	wait_for_completion(&io->done);
+
+	for (i = 0; i < nr; i++) {
+		bio_put(io->bios[i]);
+		__free_page(pages[i]);
+	}
+	dev->io = NULL;
+}
+
+/* Disk statistics of the whole disk, for @op's group. */
+struct mt_stats {
+	unsigned long ios;
+	unsigned long sectors;
+};
+
+static struct mt_stats mt_stats(struct mt_dev *dev, enum req_op op)
+{
+	const int sgrp = op_stat_group(op);
+	struct mt_stats s = {
+		.ios = part_stat_read(dev->disk->part0, ios[sgrp]),
+		.sectors = part_stat_read(dev->disk->part0, sectors[sgrp]),
+	};
+
+	return s;
+}
+
+/*
+ * Submit @nr write bios on a new disk whose driver ends them as @end
+ * says: one request of @nr pages, each bio ending with @status, counted
+ * once in the disk statistics with all its sectors.
+ */
+static struct mt_dev *mt_run(struct kunit *test, enum mt_end end,
+			     unsigned int nr, blk_status_t status)
+{
+	struct mt_dev *dev = mt_dev_create(test, end);
+	struct mt_io *io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
+	struct mt_stats before, after;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	before = mt_stats(dev, REQ_OP_WRITE);
+	mt_submit(test, dev, io, REQ_OP_WRITE, nr, NULL);
+	after = mt_stats(dev, REQ_OP_WRITE);
+
+	KUNIT_EXPECT_EQ(test, dev->nr_rqs, 1U);
+	KUNIT_EXPECT_EQ(test, dev->rq_bios, nr);
+	KUNIT_EXPECT_EQ(test, dev->rq_bytes, (unsigned int)(nr * PAGE_SIZE));
+	for (i = 0; i < nr; i++) {
+		KUNIT_EXPECT_TRUE_MSG(test, io->ended[i], "bio %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, io->status[i], status, "bio %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, after.ios - before.ios, 1UL);
+	KUNIT_EXPECT_EQ(test, after.sectors - before.sectors,
+			(unsigned long)(nr * PAGE_SIZE >> SECTOR_SHIFT));
+	return dev;
+}
+
+/* One bio, ended whole by blk_mq_end_request() without the walk. */
+static void mt_lone_bio_test(struct kunit *test)
+{
+	mt_run(test, MT_END_OK, 1, BLK_STS_OK);
+}
+
+/* The driver's error reaches the bio, and the request is still counted. */
+static void mt_lone_bio_error_test(struct kunit *test)
+{
+	mt_run(test, MT_END_ERROR, 1, BLK_STS_IOERR);
+}
+
+/* Two bios merged in the plug: one request, both bios end by the walk. */
+static void mt_merged_bios_test(struct kunit *test)
+{
+	mt_run(test, MT_END_OK, 2, BLK_STS_OK);
+}
+
+static void mt_merged_bios_error_test(struct kunit *test)
+{
+	mt_run(test, MT_END_ERROR, 2, BLK_STS_IOERR);
+}
+
+/*
+ * A driver that ends the first bio's bytes with blk_update_request() is
+ * told there is more, the first bio has ended and the second not; then
+ * blk_mq_end_request() ends the rest.
+ */
+static void mt_first_bio_then_rest_test(struct kunit *test)
+{
+	struct mt_dev *dev = mt_run(test, MT_END_FIRST_BIO, 2, BLK_STS_OK);
+
+	KUNIT_EXPECT_TRUE(test, dev->more_after_first);
+	KUNIT_EXPECT_TRUE(test, dev->first_ended_alone);
+}
+
+#ifdef CONFIG_BLK_DEV_INTEGRITY
+static blk_status_t mt_integrity_fn(struct blk_integrity_iter *iter)
+{
+	return BLK_STS_OK;
+}
+
+static void mt_integrity_prepare(struct request *rq)
+{
+	struct mt_dev *dev = rq->q->queuedata;
+
+	dev->prepared++;
+}
+
+static void mt_integrity_complete(struct request *rq, unsigned int bytes)
+{
+	struct mt_dev *dev = rq->q->queuedata;
+
+	dev->completed++;
+	dev->completed_bytes = bytes;
+	dev->completed_before_end = !dev->io->ended[0];
+}
+
+static const struct blk_integrity_profile mt_integrity_profile = {
+	.name		= "blk-mq-kunit",
+	.generate_fn	= mt_integrity_fn,
+	.verify_fn	= mt_integrity_fn,
+	.prepare_fn	= mt_integrity_prepare,
+	.complete_fn	= mt_integrity_complete,
+};
+
+/*
+ * One bio of @op on a disk with an integrity profile (8 bytes of
+ * protection information per 512-byte interval).
+ */
+static struct mt_dev *mt_integrity_run(struct kunit *test, enum req_op op)
+{
+	struct mt_dev *dev = mt_dev_create(test, MT_END_OK);
+	struct mt_io *io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
+	struct blk_integrity bi = {
+		.profile = &mt_integrity_profile,
+		.tuple_size = 8,
+		.interval_exp = SECTOR_SHIFT,
+	};
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	blk_integrity_register(dev->disk, &bi);
+	mt_submit(test, dev, io, op, 1, NULL);
+
+	KUNIT_EXPECT_EQ(test, dev->nr_rqs, 1U);
+	KUNIT_EXPECT_TRUE(test, io->ended[0]);
+	KUNIT_EXPECT_EQ(test, io->status[0], BLK_STS_OK);
+	return dev;
+}
+
+/* A write's protection information is prepared as the driver starts it. */
+static void mt_integrity_write_test(struct kunit *test)
+{
+	struct mt_dev *dev = mt_integrity_run(test, REQ_OP_WRITE);
+
+	KUNIT_EXPECT_EQ(test, dev->prepared, 1U);
+	KUNIT_EXPECT_EQ(test, dev->completed, 0U);
+}
+
+/* A read's is completed for all its bytes, before its bio ends. */
+static void mt_integrity_read_test(struct kunit *test)
+{
+	struct mt_dev *dev = mt_integrity_run(test, REQ_OP_READ);
+
+	KUNIT_EXPECT_EQ(test, dev->prepared, 0U);
+	KUNIT_EXPECT_EQ(test, dev->completed, 1U);
+	KUNIT_EXPECT_EQ(test, dev->completed_bytes, (unsigned int)PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, dev->completed_before_end);
+}
+#endif /* CONFIG_BLK_DEV_INTEGRITY */
+
+#ifdef CONFIG_BLK_INLINE_ENCRYPTION
+static int mt_keyslot_program(struct blk_crypto_profile *profile,
+			      const struct blk_crypto_key *key,
+			      unsigned int slot)
+{
+	container_of(profile, struct mt_dev, crypto)->programmed++;
+	return 0;
+}
+
+static int mt_keyslot_evict(struct blk_crypto_profile *profile,
+			    const struct blk_crypto_key *key,
+			    unsigned int slot)
+{
+	container_of(profile, struct mt_dev, crypto)->evicted++;
+	return 0;
+}
+
+static const struct blk_crypto_ll_ops mt_crypto_ops = {
+	.keyslot_program = mt_keyslot_program,
+	.keyslot_evict = mt_keyslot_evict,
+};
+
+/*
+ * @nr encrypted write bios on a disk with one keyslot: the request takes
+ * the slot, and gives it back before its last bio ends, which is when the
+ * bio's owner may evict the key.  The eviction then reaches the driver.
+ */
+static void mt_crypt_run(struct kunit *test, unsigned int nr)
+{
+	static const u8 raw_key[BLK_CRYPTO_MAX_KEY_SIZE] = { 1 };
+	struct mt_dev *dev = mt_dev_create(test, MT_END_OK);
+	struct mt_io *io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
+	struct blk_crypto_key *key = kunit_kzalloc(test, sizeof(*key), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	KUNIT_ASSERT_NOT_NULL(test, key);
+	KUNIT_ASSERT_EQ(test, blk_crypto_profile_init(&dev->crypto, 1), 0);
+	dev->crypto_ready = true;
+	dev->crypto.ll_ops = mt_crypto_ops;
+	dev->crypto.max_dun_bytes_supported = 8;
+	dev->crypto.modes_supported[BLK_ENCRYPTION_MODE_AES_256_XTS] = PAGE_SIZE;
+	KUNIT_ASSERT_TRUE(test, blk_crypto_register(&dev->crypto, dev->disk->queue));
+
+	KUNIT_ASSERT_EQ(test, blk_crypto_init_key(key, raw_key,
+						  BLK_ENCRYPTION_MODE_AES_256_XTS,
+						  8, PAGE_SIZE), 0);
+	KUNIT_ASSERT_EQ(test, blk_crypto_start_using_key(dev->disk->part0, key), 0);
+	mt_submit(test, dev, io, REQ_OP_WRITE, nr, key);
+
+	KUNIT_EXPECT_EQ(test, dev->nr_rqs, 1U);
+	KUNIT_EXPECT_EQ(test, dev->rq_bios, nr);
+	KUNIT_EXPECT_EQ(test, dev->programmed, 1U);
+	KUNIT_EXPECT_TRUE(test, io->ended[nr - 1]);
+	KUNIT_EXPECT_EQ(test, io->status[nr - 1], BLK_STS_OK);
+	KUNIT_EXPECT_FALSE(test, io->keyslot_held[nr - 1]);
+
+	blk_crypto_evict_key(dev->disk->part0, key);
+	KUNIT_EXPECT_EQ(test, dev->evicted, 1U);
+}
+
+/* The lone-bio end gives the keyslot back... */
+static void mt_crypt_lone_bio_test(struct kunit *test)
+{
+	mt_crypt_run(test, 1);
+}
+
+/* ...and so does blk_update_request()'s walk. */
+static void mt_crypt_merged_bios_test(struct kunit *test)
+{
+	mt_crypt_run(test, 2);
+}
+#endif /* CONFIG_BLK_INLINE_ENCRYPTION */
+
+static struct kunit_case blk_mq_end_test_cases[] = {
+	KUNIT_CASE(mt_lone_bio_test),
+	KUNIT_CASE(mt_lone_bio_error_test),
+	KUNIT_CASE(mt_merged_bios_test),
+	KUNIT_CASE(mt_merged_bios_error_test),
+	KUNIT_CASE(mt_first_bio_then_rest_test),
+#ifdef CONFIG_BLK_DEV_INTEGRITY
+	KUNIT_CASE(mt_integrity_write_test),
+	KUNIT_CASE(mt_integrity_read_test),
+#endif
+#ifdef CONFIG_BLK_INLINE_ENCRYPTION
+	KUNIT_CASE(mt_crypt_lone_bio_test),
+	KUNIT_CASE(mt_crypt_merged_bios_test),
+#endif
+	{}
+};
+
+static struct kunit_suite blk_mq_end_test_suite = {
+	.name = "blk-mq-end",
+	.exit = mt_exit,
+	.test_cases = blk_mq_end_test_cases,
+};
+
+kunit_test_suite(blk_mq_end_test_suite);
+
+MODULE_LICENSE("GPL");

@@ -884,6 +884,31 @@ static void blk_mq_dispatch_busy(struct blk_mq_hw_ctx *hctx,
 		blk_mq_delay_run_hw_queue(hctx, BLK_MQ_BUSY_DELAY_MS);
 }
 
+/*
+ * A driver that limits what a device may hold beyond its tags (SCSI: a
+ * LUN's queue depth on a host-wide tag set) gives out a budget token per
+ * request: ->get_budget() right before ->queue_rq(), the token recorded
+ * in the request for the driver, which gives it back when the request
+ * completes or when ->queue_rq() refuses it.  Without a token the
+ * request waits in front, as after BLK_STS_RESOURCE: the driver reruns
+ * the queue when a budget frees (scsi_run_queue_async()), and
+ * blk_mq_dispatch_busy() retries after a while in case it cannot.
+ */
+static __always_inline bool blk_mq_get_budget(struct request_queue *q,
+					      struct request *rq)
+{
+	int token;
+
+	if (!q->mq_ops->get_budget)
+		return true;
+	token = q->mq_ops->get_budget(q);
+	if (token < 0)
+		return false;
+	if (q->mq_ops->set_rq_budget_token)
+		q->mq_ops->set_rq_budget_token(rq, token);
+	return true;
+}
+
 /* Hand the requests on @list to the driver, in order. */
 static void blk_mq_issue_list(struct blk_mq_hw_ctx *hctx,
 			      struct list_head *list)
@@ -897,6 +922,12 @@ static void blk_mq_issue_list(struct blk_mq_hw_ctx *hctx,
 		struct request *rq = list_first_entry(list, struct request,
 						      queuelist);
 
+		if (!blk_mq_get_budget(q, rq)) {
+			if (need_commit && q->mq_ops->commit_rqs)
+				q->mq_ops->commit_rqs(hctx);
+			blk_mq_dispatch_busy(hctx, list, BLK_STS_RESOURCE);
+			return;
+		}
 		list_del_init(&rq->queuelist);
 		bd.rq = rq;
 		bd.last = list_empty(list);
@@ -995,6 +1026,16 @@ static void blk_mq_issue_one(struct blk_mq_hw_ctx *hctx, struct request *rq)
 	rq->mq_ctx->rq_queued[rq_is_sync(rq)]++;
 	hctx->queued++;
 	hctx->run++;
+
+	if (unlikely(!blk_mq_get_budget(hctx->queue, rq))) {
+		LIST_HEAD(list);
+
+		/* never issued: nothing to undo */
+		list_add(&rq->queuelist, &list);
+		blk_mq_dispatch_busy(hctx, &list, BLK_STS_RESOURCE);
+		blk_mq_dispatch_end(hctx, srcu_idx);
+		return;
+	}
 
 	ret = hctx->queue->mq_ops->queue_rq(hctx, &bd);
 	if (likely(ret == BLK_STS_OK)) {

@@ -25,7 +25,7 @@ check_result() # STATUS NAME [DETAIL]
 # more options for blkmq vm; @DISKS@ stands for two virtio disks, vda
 # (cache=none) and vdb (cache=writeback), files in a folder made afresh
 # for each check (virtio-reboot.sh boots again on what virtio.sh left
-# there).
+# there); @NVME@ for an emulated NVMe disk, a file in the same folder.
 CHECK_SUITES="
 stock  bench 2 smoke.sh
 series bench 2 smoke.sh
@@ -35,6 +35,7 @@ series debug 2 nullb-faults.sh
 series debug 2 legacy.sh
 series debug 2 robust.sh
 series debug 2 kunit.sh
+series debug 2 drivers.sh @NVME@
 series debug 2 virtio.sh @DISKS@
 series debug 2 virtio-reboot.sh @DISKS@
 series nomq  2 nomq.sh
@@ -257,7 +258,7 @@ check_suite()
 
 check()
 {
-	local start k c n s more kc disks vdisks built=" "
+	local start k c n s more kc disks vdisks nvme built=" "
 	[ $# -eq 0 ] || die "check takes no arguments"
 	start=$(date +%s)
 	echo "KTAP version 1"
@@ -299,16 +300,18 @@ check()
 	disks=$BLKMQ_OUT/check/disks
 	rm -rf "$disks"
 	mkdir -p "$disks"
-	truncate -s 256M "$disks/vda.img" "$disks/vdb.img"
+	truncate -s 256M "$disks/vda.img" "$disks/vdb.img" "$disks/nvme.img"
 	vdisks="--disk $disks/vda.img,cache=none --disk $disks/vdb.img,cache=writeback"
+	nvme="--nvme $disks/nvme.img"
 	while read -r k c n s more; do
 		[ -n "$k" ] || continue
 		if [[ $built != *" $k-$c "* ]]; then
 			check_result 1 "$k-$c/${s%.sh}" "kernel did not build"
 			continue
 		fi
+		more=${more//@DISKS@/$vdisks}
 		# shellcheck disable=SC2086 # options are words
-		check_suite "$k" "$c" "$n" "$s" ${more//@DISKS@/$vdisks}
+		check_suite "$k" "$c" "$n" "$s" ${more//@NVME@/$nvme}
 	done <<<"$CHECK_SUITES"
 
 	msg "check finished in $(elapsed "$start")"

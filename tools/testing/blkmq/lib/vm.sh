@@ -2,7 +2,8 @@
 # Boot a built kernel in QEMU, run one command in it, return its status.
 
 VM_USAGE="usage: blkmq vm [--kernel stock|series] [--config bench|debug] [--cpus N] [--mem MiB]
-                [--share DIR] [--disk FILE[,cache=none|writeback]]... [--timeout SECONDS]
+                [--share DIR] [--disk FILE[,cache=none|writeback]]... [--nvme FILE]...
+                [--timeout SECONDS]
                 [--name NAME] [--append ARGS] [--icount SHIFT] [--quiet]
                 (--script FILE [ARGS...] | -- COMMAND...)"
 
@@ -19,7 +20,9 @@ initrd_for() # KOBJ: userspace + this kernel's modules, one file for QEMU
 # qemu_boot RUN KOBJ ACCEL CPUS MEM SHARE TIMEOUT APPEND [DISK...]: boot,
 # run RUN/ctl/cmd, and leave the console in RUN/console.log.  Each DISK,
 # FILE,cache=MODE, is a virtio-blk disk (vda, vdb, ...) with one queue per
-# vCPU.  Returns qemu's status, or 124 when it was killed at the time bound.
+# vCPU; nvme:FILE is instead an emulated NVMe controller with FILE as its
+# one namespace, for the guest's nvme-pci driver.  Returns qemu's
+# status, or 124 when it was killed at the time bound.
 # With ICOUNT=SHIFT in the environment, a TCG guest's clock counts the
 # instructions it runs, 2^SHIFT ns each, so its timings do not depend on
 # how busy the host is.
@@ -36,8 +39,16 @@ qemu_boot()
 	done
 	i=0
 	for d in "$@"; do
-		args+=(-drive "file=${d%%,*},if=none,id=vd$i,format=raw,$dopts,${d#*,}"
-		       -device "virtio-blk-pci,drive=vd$i,num-queues=$cpus")
+		case $d in
+		nvme:*)
+			args+=(-drive "file=${d#nvme:},if=none,id=nvm$i,format=raw,cache=none"
+			       -device "nvme,serial=blkmq$i,drive=nvm$i")
+			;;
+		*)
+			args+=(-drive "file=${d%%,*},if=none,id=vd$i,format=raw,$dopts,${d#*,}"
+			       -device "virtio-blk-pci,drive=vd$i,num-queues=$cpus")
+			;;
+		esac
 		i=$((i + 1))
 	done
 	# TCG's max CPU offers 5-level paging, and a KASAN kernel taking an
@@ -102,7 +113,7 @@ vm()
 {
 	local kernel=series config=bench cpus=2 mem=2048 share="" timeout=600 name=run
 	local append="" quiet=0 script="" cmd=() run kobj accel rc tailpid start
-	local disks=() d icount=""
+	local disks=() nvmes=() d icount=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernel) kernel=$2; shift 2 ;;
@@ -111,6 +122,7 @@ vm()
 		--mem) mem=$2; shift 2 ;;
 		--share) share=$2; shift 2 ;;
 		--disk) disks+=("$2"); shift 2 ;;
+		--nvme) nvmes+=("$2"); shift 2 ;;
 		--timeout) timeout=$2; shift 2 ;;
 		--name) name=$2; shift 2 ;;
 		--append) append=$2; shift 2 ;;
@@ -146,6 +158,11 @@ vm()
 				"(make one: truncate -s 256M FILE)"
 		[[ ${d#*,} =~ ^cache=(none|writeback)$ ]] ||
 			die "vm: --disk takes FILE[,cache=none|writeback], not '$d'"
+	done
+	for d in ${nvmes[@]+"${nvmes[@]}"}; do
+		[ -f "$d" ] && [ -w "$d" ] ||
+			die "vm: --nvme '$d' is not a writable file" \
+				"(make one: truncate -s 256M FILE)"
 	done
 	if [ -n "$script" ]; then
 		[ -f "$script" ] || die "vm: script '$script' is not there"
@@ -200,6 +217,9 @@ vm()
 	start=$(date +%s)
 	for ((d = 0; d < ${#disks[@]}; d++)); do
 		[[ ${disks[d]} == *,* ]] || disks[d]="${disks[d]},cache=writeback"
+	done
+	for d in ${nvmes[@]+"${nvmes[@]}"}; do
+		disks+=("nvme:$d")
 	done
 	ICOUNT=$icount qemu_boot "$run" "$kobj" "$accel" "$cpus" "$mem" "$share" "$timeout" \
 		"$append" ${disks[@]+"${disks[@]}"}

@@ -30,6 +30,9 @@ expect_error "vm: bad icount" "--icount takes a shift of 0..9, not '10'" \
 	"$B" vm --cpus 1 --icount 10 -- true
 expect_error "vm: icount with two vCPUs" "--icount needs --cpus 1, not '2'" \
 	"$B" vm --icount 0 -- true
+expect_error "vm: nvme image not there" \
+	"--nvme '/no/such.img' is not a writable file" \
+	"$B" vm --nvme /no/such.img -- true
 expect_error "vm: unknown option" "vm: unknown option '--frob'" "$B" vm --frob
 expect_error "vm: nothing to run" "vm: nothing to run" "$B" vm
 expect_error "main: unknown kernel" "unknown kernel 'old'" "$B" main --kernel old

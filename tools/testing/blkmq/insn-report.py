@@ -19,7 +19,8 @@ start and exit included, the same for both kernels), the kernel's, the
 engine's (the functions the series replaces: requests, tags, dispatch,
 completion, accounting), and the TOP functions (default 20) by the larger
 of the two kernels' cost.  Last, over all cases: the engine's functions
-one by one, and the ratios the benchmark's targets are about.
+one by one, and the ratios the benchmark's targets are about (and mq
+with the disk statistics off, case "mqnostat-...", against bio mode).
 """
 import bisect
 import json
@@ -174,6 +175,8 @@ def targets(data, cases):
     """IOPS ratios from instructions per I/O (one vCPU, a guest ns each)."""
     print("\nratios from whole-guest instructions per I/O (IOPS = 10^9 / instr/IO)")
     for case in cases:
+        if case.startswith("mqnostat-"):
+            nostat_ratio(data, case)
         if not case.startswith("mq-"):
             continue
         per = {k: sum(data[k][case][0].values()) / data[k][case][1] for k in data}
@@ -185,6 +188,17 @@ def targets(data, cases):
             f, n = data["series"][bio]
             print(f"insn: series mq / series bio IOPS {case[3:]}: "
                   f"{sum(f.values()) / n / per['series']:.3f}")
+
+
+def nostat_ratio(data, case):
+    """mq with the disk statistics off (iostats=0) against bio mode."""
+    suffix = case[len("mqnostat-"):]
+    if "series" not in data or "bio-" + suffix not in data["series"]:
+        return
+    f, n = data["series"][case]
+    fb, nb = data["series"]["bio-" + suffix]
+    print(f"insn: series mq iostats=0 / series bio IOPS {suffix}: "
+          f"{sum(fb.values()) / nb / (sum(f.values()) / n):.3f}")
 
 
 if __name__ == "__main__":

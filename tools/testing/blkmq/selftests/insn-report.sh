@@ -15,13 +15,16 @@ for k in stock series; do
 	mkdir -p "$R/$k"
 	printf '%s\n' 'ffffffff81000000 T _stext' 'ffffffff81000100 T blk_mq_get_tag' \
 		'ffffffff81000200 t aio_read' 'ffffffff81000300 T _etext' >"$R/$k/System.map"
-	printf '%s\n' mq-irq1-libaio-qd1-j1 bio-irq1-libaio-qd1-j1 >"$R/$k/insn-cases.txt"
+	printf '%s\n' mq-irq1-libaio-qd1-j1 mqnostat-irq1-libaio-qd1-j1 \
+		bio-irq1-libaio-qd1-j1 >"$R/$k/insn-cases.txt"
 	fio_json "$R/$k/insn-mq-irq1-libaio-qd1-j1.json" 1000
+	fio_json "$R/$k/insn-mqnostat-irq1-libaio-qd1-j1.json" 1000
 	fio_json "$R/$k/insn-bio-irq1-libaio-qd1-j1.json" 2000
 done
-# dumps: 0 before, 1 = mq case, 2 between, 3 = bio case, 4 at exit.
-# stock mq: tag 3000 + 8 in a block inside it, aio 2000, user 5000,
-# null_blk (above _etext) 1000; series mq: tag 1000, aio 2000, user 5000.
+# dumps: 0 before, 1 = mq case, 3 = mq without statistics, 5 = bio
+# case, 2 and 4 between, 6 at exit.  stock mq: tag 3000 + 8 in a block
+# inside it, aio 2000, user 5000, null_blk (above _etext) 1000; series
+# mq: tag 1000, aio 2000, user 5000; without statistics: tag 500.
 cat >"$R/stock/insn-dumps.txt" <<'D'
 dump 0
 ffffffff81000100 999999
@@ -34,9 +37,12 @@ ffffffffa0001000 1000
 dump 2
 ffffffff81000200 77
 dump 3
+ffffffff81000100 3000
+dump 4
+dump 5
 ffffffff81000200 4000
 400000 10000
-dump 4
+dump 6
 D
 cat >"$R/series/insn-dumps.txt" <<'D'
 dump 0
@@ -46,9 +52,14 @@ ffffffff81000200 2000
 400000 5000
 dump 2
 dump 3
+ffffffff81000100 500
+ffffffff81000200 2000
+400000 5000
+dump 4
+dump 5
 ffffffff81000200 4000
 400000 10000
-dump 4
+dump 6
 D
 
 out=$(python3 "$BLKMQ_TOOLS/insn-report.py" "$R") || fail "insn-report failed: $out"
@@ -67,6 +78,11 @@ expect "mq / stock ratio" \
 # series bio: 14000 over 2000 I/Os = 7 a request, mq 8
 expect "mq / bio ratio" \
 	grep -qF 'insn: series mq / series bio IOPS irq1-libaio-qd1-j1: 0.875' <<<"$out"
+# without statistics: 7500 a request
+expect "mq iostats=0 / bio ratio" \
+	grep -qF 'insn: series mq iostats=0 / series bio IOPS irq1-libaio-qd1-j1: 0.933' <<<"$out"
+expect "mq without statistics is not an mq case" grep -qF '(instructions per I/O over 1 cases)' \
+	<<<"$out"
 
 # errors: one line, exit non-zero
 err=$(python3 "$BLKMQ_TOOLS/insn-report.py" "$T/nothing" 2>&1)
@@ -75,7 +91,7 @@ expect "no dumps: message" grep -qx "insn-report: no \*/insn-dumps.txt under $T/
 head -4 "$R/series/insn-dumps.txt" >"$R/series/d" && mv "$R/series/d" "$R/series/insn-dumps.txt"
 err=$(python3 "$BLKMQ_TOOLS/insn-report.py" "$R" 2>&1)
 expect "too few dumps: exit 1" test $? = 1
-expect "too few dumps: message" grep -q "2 dumps for 2 cases, need 5" <<<"$err"
+expect "too few dumps: message" grep -q "2 dumps for 3 cases, need 7" <<<"$err"
 
 # the plugin builds as the harness builds it, and exports what QEMU looks up
 so=$T/insn-count.so

@@ -171,34 +171,33 @@ def engine_functions(data, cases):
     print(f"  {'engine':<40}" + "".join(f"{sum(s.values()):>10.1f}" for s in sums.values()))
 
 
+def per_io(data, kernel, case):
+    """Whole-guest instructions per I/O of @case on @kernel, or None."""
+    if case not in data.get(kernel, {}):
+        return None
+    f, n = data[kernel][case]
+    return sum(f.values()) / n
+
+
 def targets(data, cases):
-    """IOPS ratios from instructions per I/O (one vCPU, a guest ns each)."""
+    """IOPS ratios from instructions per I/O (one vCPU, a guest ns each).
+
+    mq cases against stock's and against bio mode; "mqnostat-" cases (mq
+    with the disk statistics off) against bio mode only.
+    """
     print("\nratios from whole-guest instructions per I/O (IOPS = 10^9 / instr/IO)")
+    names = {"mq": "series mq", "mqnostat": "series mq iostats=0"}
     for case in cases:
-        if case.startswith("mqnostat-"):
-            nostat_ratio(data, case)
-        if not case.startswith("mq-"):
+        mode, _, rest = case.partition("-")
+        if mode not in names:
             continue
-        per = {k: sum(data[k][case][0].values()) / data[k][case][1] for k in data}
-        if "stock" in per and "series" in per:
-            print(f"insn: series mq / stock mq IOPS  {case[3:]}: "
-                  f"{per['stock'] / per['series']:.3f}")
-        bio = "bio-" + case[3:]
-        if "series" in data and bio in data["series"]:
-            f, n = data["series"][bio]
-            print(f"insn: series mq / series bio IOPS {case[3:]}: "
-                  f"{sum(f.values()) / n / per['series']:.3f}")
-
-
-def nostat_ratio(data, case):
-    """mq with the disk statistics off (iostats=0) against bio mode."""
-    suffix = case[len("mqnostat-"):]
-    if "series" not in data or "bio-" + suffix not in data["series"]:
-        return
-    f, n = data["series"][case]
-    fb, nb = data["series"]["bio-" + suffix]
-    print(f"insn: series mq iostats=0 / series bio IOPS {suffix}: "
-          f"{sum(fb.values()) / nb / (sum(f.values()) / n):.3f}")
+        series = per_io(data, "series", case)
+        stock = per_io(data, "stock", case)
+        if mode == "mq" and series is not None and stock is not None:
+            print(f"insn: series mq / stock mq IOPS  {rest}: {stock / series:.3f}")
+        bio = per_io(data, "series", "bio-" + rest)
+        if series is not None and bio is not None:
+            print(f"insn: {names[mode]} / series bio IOPS {rest}: {bio / series:.3f}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
 """Exact instructions per I/O, function by function, stock against series.
 
 usage: insn-report.py DIR [TOP]
+       insn-report.py --annotate DIR FUNCTION [CASE]
+       insn-report.py --disassemble KDIR VMLINUX
 Reads, for each kernel (stock, series) under DIR/<kernel>/: System.map;
 insn-dumps.txt, written by the insn-count QEMU plugin (qemu/insn-count.c):
 "dump N" lines, each followed by "ADDR COUNT" lines, the instructions
@@ -21,11 +23,20 @@ completion, accounting), and the TOP functions (default 20) by the larger
 of the two kernels' cost.  Last, over all cases: the engine's functions
 one by one, and the ratios the benchmark's targets are about (and mq
 with the disk statistics off, case "mqnostat-...", against bio mode).
+
+--annotate shows where one engine function's instructions go, which the
+function's row cannot when the hot path is inline: its disassembly, with
+each block's instructions per I/O of CASE (default
+mq-irq1-libaio-qd1-j1) at the block's first instruction, for each kernel,
+and the total, the function's row in the report.  It reads
+DIR/<kernel>/engine.dis, which --disassemble writes into KDIR from the
+kernel's VMLINUX: objdump of every engine function of KDIR/System.map.
 """
 import bisect
 import json
 import os
 import re
+import subprocess
 import sys
 
 KERNELS = ["stock", "series"]
@@ -33,6 +44,10 @@ KERNELS = ["stock", "series"]
 ENGINE = re.compile(r"^_*(blk_mq|sbitmap|sbq_|blk_account|blk_update_request|blk_add_timer|"
                     r"blk_rq_|blk_attempt|update_io_ticks|blk_stat|blk_crypto)")
 KERNEL_BASE = 0xffff800000000000
+# objdump -d lines: a function's header, an instruction
+DIS_FUNC = re.compile(r"^([0-9a-f]+) <(.+)>:$")
+DIS_INSN = re.compile(r"^ *([0-9a-f]+):\t(.*)$")
+DEFAULT_CASE = "mq-irq1-libaio-qd1-j1"
 
 
 def symbols(path):
@@ -84,11 +99,13 @@ def total_ios(path):
     return sum(job[d]["total_ios"] for d in ("read", "write", "trim") if d in job)
 
 
-def load(kdir):
-    """{case: ({function: instructions}, I/Os)} of one kernel."""
-    addrs, names = symbols(os.path.join(kdir, "System.map"))
-    # kernel text ends at _etext; modules lie above it
-    end = addrs[names.index("_etext")] if "_etext" in names else addrs[-1] + 1
+def text_end(addrs, names):
+    """Where kernel text ends (_etext); modules lie above it."""
+    return addrs[names.index("_etext")] if "_etext" in names else addrs[-1] + 1
+
+
+def load_blocks(kdir):
+    """{case: ({block address: instructions}, I/Os)} of one kernel."""
     with open(os.path.join(kdir, "insn-cases.txt")) as f:
         cases = [c.strip() for c in f if c.strip()]
     ds = dumps(os.path.join(kdir, "insn-dumps.txt"))
@@ -100,8 +117,99 @@ def load(kdir):
         ios = total_ios(os.path.join(kdir, f"insn-{case}.json"))
         if not ios:
             sys.exit(f"insn-report: {kdir}: case {case} did no I/O")
-        data[case] = (functions(ds[2 * k + 1], addrs, names, end), ios)
+        data[case] = (ds[2 * k + 1], ios)
     return data
+
+
+def load(kdir):
+    """{case: ({function: instructions}, I/Os)} of one kernel."""
+    addrs, names = symbols(os.path.join(kdir, "System.map"))
+    end = text_end(addrs, names)
+    return {case: (functions(blocks, addrs, names, end), ios)
+            for case, (blocks, ios) in load_blocks(kdir).items()}
+
+
+def ranges(addrs, names, end, want):
+    """[(name, start, stop)] of the kernel's text symbols that @want takes."""
+    out = []
+    for i, name in enumerate(names):
+        start = addrs[i]
+        if start >= end or not want(name):
+            continue
+        # aliases share an address: the function ends at the next one above
+        j = bisect.bisect_right(addrs, start)
+        out.append((name, start, addrs[j] if j < len(addrs) else end))
+    return out
+
+
+def disassemble(kdir, vmlinux):
+    """Write KDIR/engine.dis: objdump -d of the engine functions."""
+    addrs, names = symbols(os.path.join(kdir, "System.map"))
+    lines = []
+    for name, start, stop in ranges(addrs, names, text_end(addrs, names), ENGINE.match):
+        try:
+            r = subprocess.run(["objdump", "-d", "--no-show-raw-insn",
+                                f"--start-address={start:#x}", f"--stop-address={stop:#x}",
+                                vmlinux], capture_output=True, text=True)
+        except OSError as e:
+            sys.exit(f"insn-report: objdump: {e.strerror}")
+        if r.returncode:
+            msg = r.stderr.strip().splitlines()
+            sys.exit(f"insn-report: objdump {vmlinux}: {msg[-1] if msg else r.returncode}")
+        lines += [x for x in r.stdout.splitlines() if DIS_FUNC.match(x) or DIS_INSN.match(x)]
+    if not lines:
+        sys.exit(f"insn-report: no engine function disassembled from {vmlinux}")
+    with open(os.path.join(kdir, "engine.dis"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def listing(path):
+    """{address: instruction text} of an engine.dis."""
+    if not os.path.exists(path):
+        sys.exit(f"insn-report: no {path}: make profile PROFILE_INSN=1 writes it")
+    insns = {}
+    with open(path) as f:
+        for line in f:
+            m = DIS_INSN.match(line.rstrip("\n"))
+            if m:
+                insns[int(m.group(1), 16)] = " ".join(m.group(2).split())
+    return insns
+
+
+def annotate(res, func, case):
+    """@func's disassembly with each block's instructions per I/O of @case."""
+    kernels = {}
+    for k in KERNELS:
+        kdir = os.path.join(res, k)
+        if os.path.exists(os.path.join(kdir, "insn-dumps.txt")):
+            addrs, names = symbols(os.path.join(kdir, "System.map"))
+            kernels[k] = (kdir, ranges(addrs, names, text_end(addrs, names),
+                                       lambda n: n == func))
+    if not any(funcs for _, funcs in kernels.values()):
+        sys.exit(f"insn-report: no function {func} in {res}")
+    if not ENGINE.match(func):
+        sys.exit(f"insn-report: {func} is not an engine function: it is not disassembled")
+    shown = {}
+    for k, (kdir, funcs) in kernels.items():
+        if funcs:
+            data = load_blocks(kdir)
+            if case not in data:
+                sys.exit(f"insn-report: {kdir}: no case {case} (the cases: {', '.join(data)})")
+            shown[k] = (data[case], listing(os.path.join(kdir, "engine.dis")))
+    for k, (kdir, funcs) in kernels.items():
+        if k not in shown:
+            print(f"\n{k}: no function {func}")
+            continue
+        (blocks, ios), insns = shown[k]
+        total = 0
+        print(f"\ninsn {case} {k}: {func}, instructions per I/O at each block's start")
+        for _, start, stop in funcs:
+            here = {a: c for a, c in blocks.items() if start <= a < stop}
+            for a in sorted(set(here) | {a for a in insns if start <= a < stop}):
+                count = f"{here[a] / ios:8.2f}" if a in here else " " * 8
+                print(f"{count}  {a:x}: {insns.get(a, '(not in engine.dis)')}")
+            total += sum(here.values())
+        print(f"{total / ios:8.1f}  {func}: the function's instructions per I/O")
 
 
 def kernel_part(funcs):
@@ -113,7 +221,13 @@ def engine_part(funcs):
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
+    if len(sys.argv) == 4 and sys.argv[1] == "--disassemble":
+        disassemble(sys.argv[2], sys.argv[3])
+        return
+    if len(sys.argv) in (4, 5) and sys.argv[1] == "--annotate":
+        annotate(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) == 5 else DEFAULT_CASE)
+        return
+    if len(sys.argv) not in (2, 3) or sys.argv[1].startswith("--"):
         sys.exit(__doc__)
     res = sys.argv[1]
     top = int(sys.argv[2]) if len(sys.argv) == 3 else 20

@@ -12,7 +12,9 @@
 # -icount with qemu/insn-count.c, a TCG plugin that counts every executed
 # instruction by block; guest/insn.sh brackets each fio run with sync(2),
 # where the plugin dumps its counts, and insn-report.py maps the blocks
-# to functions: exact instructions per I/O, function by function.
+# to functions: exact instructions per I/O, function by function.  It
+# saves the engine functions' disassembly with the counts, so that
+# insn-report.py --annotate can show where inside a function they go.
 
 profile_job()
 {
@@ -27,7 +29,8 @@ profile_job()
 		--insn) insn=1; shift ;;
 		*)
 			die "profile: unknown option '$1'" \
-				"(valid: --cpus N, --runtime SECONDS, --shift N, --top N, --icount, --insn)"
+				"(valid: --cpus N, --runtime SECONDS, --shift N, --top N," \
+				"--icount, --insn)"
 			;;
 		esac
 	done
@@ -90,6 +93,9 @@ profile_insn()
 		kobj=$(obj_dir "$k" bench)
 		mkdir -p "$res/$k"
 		cp "$kobj/System.map" "$res/$k/System.map"
+		# for insn-report.py --annotate: the engine functions' code
+		python3 "$BLKMQ_TOOLS/insn-report.py" --disassemble "$res/$k" \
+			"$kobj/vmlinux" || exit 1
 		# the guest's sync(2) is the plugin's mark
 		mark=$(awk '$3 == "__x64_sys_sync" { print $1 }' "$kobj/System.map")
 		[ -n "$mark" ] || die "profile: no __x64_sys_sync in $kobj/System.map"

@@ -84,6 +84,65 @@ expect "mq iostats=0 / bio ratio" \
 expect "mq without statistics is not an mq case" grep -qF '(instructions per I/O over 1 cases)' \
 	<<<"$out"
 
+# --annotate: each block's instructions per I/O at its first instruction,
+# from the case's dump, and the function's total as in the report
+cat >"$R/stock/engine.dis" <<'D'
+ffffffff81000100 <blk_mq_get_tag>:
+ffffffff81000100:	push   %rbp
+ffffffff81000101:	mov    %rsp,%rbp
+ffffffff81000180:	lock bts %rdx,(%rsi)
+ffffffff81000184:	ret
+D
+err=$(python3 "$BLKMQ_TOOLS/insn-report.py" --annotate "$R" blk_mq_get_tag 2>&1)
+expect "annotate: a kernel without engine.dis: exit 1" test $? = 1
+expect "annotate: a kernel without engine.dis: message" \
+	grep -qxF "insn-report: no $R/series/engine.dis: make profile PROFILE_INSN=1 writes it" \
+	<<<"$err"
+cp "$R/stock/engine.dis" "$R/series/engine.dis"
+out=$(python3 "$BLKMQ_TOOLS/insn-report.py" --annotate "$R" blk_mq_get_tag) ||
+	fail "insn-report --annotate failed: $out"
+st=$(sed -n '/^insn mq-irq1-libaio-qd1-j1 stock: blk_mq_get_tag/,/^$/p' <<<"$out")
+expect "annotate: a block's count at its first instruction" \
+	grep -qxF '    3.00  ffffffff81000100: push %rbp' <<<"$st"
+expect "annotate: an instruction inside a block has none" \
+	grep -qxF '          ffffffff81000101: mov %rsp,%rbp' <<<"$st"
+expect "annotate: the second block" \
+	grep -qxF '    0.01  ffffffff81000180: lock bts %rdx,(%rsi)' <<<"$st"
+expect "annotate: the function's total" \
+	grep -qxF "     3.0  blk_mq_get_tag: the function's instructions per I/O" <<<"$st"
+out=$(python3 "$BLKMQ_TOOLS/insn-report.py" --annotate "$R" blk_mq_get_tag \
+	mqnostat-irq1-libaio-qd1-j1) || fail "insn-report --annotate CASE failed: $out"
+expect "annotate: the case asked for" grep -qxF \
+	"     0.5  blk_mq_get_tag: the function's instructions per I/O" \
+	<<<"$(sed -n '/^insn mqnostat-irq1-libaio-qd1-j1 series/,/^$/p' <<<"$out")"
+for bad in "aio_read:is not an engine function" "blk_nothing:no function blk_nothing in" \
+	"blk_mq_get_tag nocase:no case nocase"; do
+	read -ra args <<<"${bad%%:*}"
+	err=$(python3 "$BLKMQ_TOOLS/insn-report.py" --annotate "$R" "${args[@]}" 2>&1)
+	rc=$?
+	expect "annotate ${bad%%:*}: exit 1, one line" test "$rc:$(wc -l <<<"$err")" = 1:1
+	expect "annotate ${bad%%:*}: ${bad#*:}" grep -qF "${bad#*:}" <<<"$err"
+done
+
+# --disassemble: objdump of the engine functions only, from a real binary
+cat >"$T/prog.c" <<'C'
+int blk_mq_get_tag(int x) { return x * 3 + 1; }
+int aio_read(int x) { return x - 7; }
+int main(void) { return blk_mq_get_tag(2) + aio_read(1); }
+C
+mkdir -p "$T/dis"
+cc -O1 -fno-inline -o "$T/prog" "$T/prog.c" || fail "cannot build a test binary"
+nm -n "$T/prog" | grep ' [tT] ' >"$T/dis/System.map"
+expect "disassemble" python3 "$BLKMQ_TOOLS/insn-report.py" --disassemble "$T/dis" "$T/prog"
+dis=$T/dis/engine.dis
+expect "disassemble: the engine function" grep -qE '^[0-9a-f]+ <blk_mq_get_tag>:$' "$dis"
+expect "disassemble: its instructions" grep -qE '^ *[0-9a-f]+:'$'\t''ret' "$dis"
+expect "disassemble: no other function" not grep -qE 'aio_read>:|<main>:' "$dis"
+err=$(python3 "$BLKMQ_TOOLS/insn-report.py" --disassemble "$T/dis" "$T/nothing" 2>&1)
+expect "disassemble a missing vmlinux: exit 1, one line" test "$?:$(wc -l <<<"$err")" = 1:1
+expect "disassemble a missing vmlinux: message" \
+	grep -q "^insn-report: objdump $T/nothing: " <<<"$err"
+
 # errors: one line, exit non-zero
 err=$(python3 "$BLKMQ_TOOLS/insn-report.py" "$T/nothing" 2>&1)
 expect "no dumps: exit 1" test $? = 1

@@ -130,7 +130,7 @@ def load(kdir):
 
 
 def ranges(addrs, names, end, want):
-    """[(name, start, stop)] of the kernel's text symbols that @want takes."""
+    """[(start, stop)] of the kernel's text symbols whose names @want takes."""
     out = []
     for i, name in enumerate(names):
         start = addrs[i]
@@ -138,7 +138,7 @@ def ranges(addrs, names, end, want):
             continue
         # aliases share an address: the function ends at the next one above
         j = bisect.bisect_right(addrs, start)
-        out.append((name, start, addrs[j] if j < len(addrs) else end))
+        out.append((start, addrs[j] if j < len(addrs) else end))
     return out
 
 
@@ -146,7 +146,7 @@ def disassemble(kdir, vmlinux):
     """Write KDIR/engine.dis: objdump -d of the engine functions."""
     addrs, names = symbols(os.path.join(kdir, "System.map"))
     lines = []
-    for name, start, stop in ranges(addrs, names, text_end(addrs, names), ENGINE.match):
+    for start, stop in ranges(addrs, names, text_end(addrs, names), ENGINE.match):
         try:
             r = subprocess.run(["objdump", "-d", "--no-show-raw-insn",
                                 f"--start-address={start:#x}", f"--stop-address={stop:#x}",
@@ -203,7 +203,7 @@ def annotate(res, func, case):
         (blocks, ios), insns = shown[k]
         total = 0
         print(f"\ninsn {case} {k}: {func}, instructions per I/O at each block's start")
-        for _, start, stop in funcs:
+        for start, stop in funcs:
             here = {a: c for a, c in blocks.items() if start <= a < stop}
             for a in sorted(set(here) | {a for a in insns if start <= a < stop}):
                 count = f"{here[a] / ios:8.2f}" if a in here else " " * 8

@@ -762,12 +762,19 @@ static enum hrtimer_restart nullb_bio_timer_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-static void nullb_delay_bio(struct nullb *nb, struct bio *bio)
+static void nullb_delay_bio(struct nullb *nb, struct bio *bio, gfp_t gfp)
 {
 	struct nullb_delayed_bio *delayed;
 
-	/* GFP_NOIO may sleep, never fails: the pool has a reserve. */
-	delayed = mempool_alloc(nb->delayed_bios, GFP_NOIO);
+	/*
+	 * GFP_NOIO may sleep and never fails: the pool has a reserve.
+	 * GFP_NOWAIT (a REQ_NOWAIT bio) fails once the reserve is used up.
+	 */
+	delayed = mempool_alloc(nb->delayed_bios, gfp);
+	if (!delayed) {
+		bio_wouldblock_error(bio);
+		return;
+	}
 	delayed->bio = bio;
 	delayed->nb = nb;
 	atomic_inc(&nb->nr_delayed_bios);
@@ -780,16 +787,28 @@ static void nullb_delay_bio(struct nullb *nb, struct bio *bio)
  * Bios are served in the submitter's context. There is no request to
  * hand to the block layer's softirq completion, so irqmode=1 ends the
  * bio inline like irqmode=0; irqmode=2 ends it from a timer.
+ *
+ * A REQ_NOWAIT bio (io_uring, RWF_NOWAIT) must not sleep: its memory
+ * comes without waiting, and a bio that cannot get it ends with
+ * BLK_STS_AGAIN, for the submitter to retry where it may sleep.
  */
 static void nullb_submit_bio(struct bio *bio)
 {
 	struct nullb *nb = bio->bi_bdev->bd_disk->private_data;
+	bool nowait = bio->bi_opf & REQ_NOWAIT;
+	gfp_t gfp = nowait ? GFP_NOWAIT | __GFP_NOWARN : GFP_NOIO;
 
-	if (nb->memory_backed)
-		bio->bi_status = nullb_store_bio(nb, bio, GFP_NOIO);
+	if (nb->memory_backed) {
+		bio->bi_status = nullb_store_bio(nb, bio, gfp);
+		/* nothing written is lost: the retry may redo all of it */
+		if (nowait && bio->bi_status == BLK_STS_RESOURCE) {
+			bio_wouldblock_error(bio);
+			return;
+		}
+	}
 
 	if (nb->irqmode == NULLB_IRQ_TIMER)
-		nullb_delay_bio(nb, bio);
+		nullb_delay_bio(nb, bio, gfp);
 	else
 		bio_endio(bio);
 }
@@ -841,6 +860,8 @@ static int nullb_alloc_bio_disk(struct nullb *nb)
 		return -ENOMEM;
 	}
 	nb->disk->queue->queuedata = nb;
+	/* nullb_submit_bio() serves REQ_NOWAIT bios without sleeping */
+	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, nb->disk->queue);
 	nb->disk->fops = &nullb_bio_fops;
 	return 0;
 }

@@ -95,19 +95,38 @@ static bool lq_reserve_request(struct lq_queue *lq, bool nowait)
 	return ok;
 }
 
-/* Set up a request for @bio; the caller holds a q_usage_counter reference. */
+/* Give back what lq_reserve_request() counted, for a request never made. */
+static void lq_unreserve_request(struct lq_queue *lq)
+{
+	spin_lock_irq(lq->lock);
+	lq->nr_allocated--;
+	lq_update_congested(lq);
+	if (wq_has_sleeper(&lq->wait))
+		wake_up(&lq->wait);
+	spin_unlock_irq(lq->lock);
+}
+
+/*
+ * Set up a request for @bio; the caller holds a q_usage_counter reference.
+ * NULL only for a REQ_NOWAIT bio that would have to wait.
+ */
 static struct request *lq_get_request(struct lq_queue *lq, struct bio *bio,
 				      unsigned int nr_segs)
 {
 	struct request_queue *q = lq->q;
+	bool nowait = bio->bi_opf & REQ_NOWAIT;
 	struct lq_rq *lrq;
 	struct request *rq;
 
-	if (!lq_reserve_request(lq, bio->bi_opf & REQ_NOWAIT))
+	if (!lq_reserve_request(lq, nowait))
 		return NULL;
 
-	/* GFP_NOIO from a mempool: may wait, never fails */
-	lrq = mempool_alloc(lq->pool, GFP_NOIO);
+	/* a mempool: GFP_NOIO may wait, never fails; GFP_NOWAIT may fail */
+	lrq = mempool_alloc(lq->pool, nowait ? GFP_NOWAIT : GFP_NOIO);
+	if (unlikely(!lrq)) {
+		lq_unreserve_request(lq);
+		return NULL;
+	}
 	INIT_LIST_HEAD(&lrq->node);
 	lrq->where = LQ_RQ_NEW;
 	lrq->flush_steps = 0;
@@ -1084,6 +1103,8 @@ struct request_queue *blk_init_queue_cmd(request_fn_proc *rfn,
 	q->nr_requests = BLKDEV_DEFAULT_RQ;
 	/* request_fn queues were always accounted in the disk statistics */
 	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
+	/* blk_queue_bio() fails a REQ_NOWAIT bio instead of sleeping */
+	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
 	blk_queue_rq_timeout(q, 30 * HZ);
 	INIT_WORK(&q->timeout_work, lq_timeout_work);
 	return q;

@@ -53,8 +53,8 @@ for irq in 0 1 2; do
 done
 
 # bio: 3 irqmodes; request_fn: 3; mq: 12; bs=4096: 2; blocking: 2;
-# RWF_NOWAIT: 4; load/unload: 1
-ktap_header $((3 + 3 + $(echo $mq_cases | wc -w) + 2 + 2 + 4 + 1))
+# RWF_NOWAIT: 7; load/unload: 1
+ktap_header $((3 + 3 + $(echo $mq_cases | wc -w) + 2 + 2 + 7 + 1))
 diag "nr_cpu_ids $nr_cpu_ids"
 
 for irq in 0 1 2; do
@@ -96,11 +96,20 @@ done
 
 # RWF_NOWAIT (REQ_NOWAIT bios, as io_uring sends first): a queue that
 # does not take them fails each one with EOPNOTSUPP (fio error 95).  Bio
-# mode serves them without sleeping, in every irqmode; mq as well.
+# and request_fn mode serve them without sleeping, in every irqmode; mq
+# as well.
 FIO_IO="--ioengine=pvsync2 --nowait=1"
 for irq in 0 1 2; do
 	run_case "bio irqmode=$irq RWF_NOWAIT 512..128k at 3584" 512-128k 3584 \
 		queue_mode=0 irqmode=$irq completion_nsec=20000
+done
+for irq in 0 1 2; do
+	if nullb_has_mode 1 2>/dev/null; then
+		run_case "request_fn irqmode=$irq RWF_NOWAIT 512..128k at 3584" \
+			512-128k 3584 queue_mode=1 irqmode=$irq completion_nsec=20000
+	else
+		ktap_skip "request_fn irqmode=$irq RWF_NOWAIT" "queue_mode=1 not in this kernel"
+	fi
 done
 run_case "mq irqmode=1 RWF_NOWAIT 512..128k at 3584" 512-128k 3584 \
 	queue_mode=2 irqmode=1

@@ -762,7 +762,17 @@ static enum hrtimer_restart nullb_bio_timer_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-static void nullb_delay_bio(struct nullb *nb, struct bio *bio, gfp_t gfp)
+/*
+ * A REQ_NOWAIT bio (io_uring, RWF_NOWAIT) must not sleep for memory. Only
+ * the paths that allocate ask, so that the plain irqmode=0/1 bio pays
+ * nothing for the test.
+ */
+static gfp_t nullb_bio_gfp(const struct bio *bio)
+{
+	return bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT | __GFP_NOWARN : GFP_NOIO;
+}
+
+static void nullb_delay_bio(struct nullb *nb, struct bio *bio)
 {
 	struct nullb_delayed_bio *delayed;
 
@@ -770,7 +780,7 @@ static void nullb_delay_bio(struct nullb *nb, struct bio *bio, gfp_t gfp)
 	 * GFP_NOIO may sleep and never fails: the pool has a reserve.
 	 * GFP_NOWAIT (a REQ_NOWAIT bio) fails once the reserve is used up.
 	 */
-	delayed = mempool_alloc(nb->delayed_bios, gfp);
+	delayed = mempool_alloc(nb->delayed_bios, nullb_bio_gfp(bio));
 	if (!delayed) {
 		bio_wouldblock_error(bio);
 		return;
@@ -795,20 +805,19 @@ static void nullb_delay_bio(struct nullb *nb, struct bio *bio, gfp_t gfp)
 static void nullb_submit_bio(struct bio *bio)
 {
 	struct nullb *nb = bio->bi_bdev->bd_disk->private_data;
-	bool nowait = bio->bi_opf & REQ_NOWAIT;
-	gfp_t gfp = nowait ? GFP_NOWAIT | __GFP_NOWARN : GFP_NOIO;
 
 	if (nb->memory_backed) {
-		bio->bi_status = nullb_store_bio(nb, bio, gfp);
+		bio->bi_status = nullb_store_bio(nb, bio, nullb_bio_gfp(bio));
 		/* nothing written is lost: the retry may redo all of it */
-		if (nowait && bio->bi_status == BLK_STS_RESOURCE) {
+		if (bio->bi_status == BLK_STS_RESOURCE &&
+		    (bio->bi_opf & REQ_NOWAIT)) {
 			bio_wouldblock_error(bio);
 			return;
 		}
 	}
 
 	if (nb->irqmode == NULLB_IRQ_TIMER)
-		nullb_delay_bio(nb, bio, gfp);
+		nullb_delay_bio(nb, bio);
 	else
 		bio_endio(bio);
 }

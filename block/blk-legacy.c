@@ -95,14 +95,20 @@ static bool lq_reserve_request(struct lq_queue *lq, bool nowait)
 	return ok;
 }
 
-/* Give back what lq_reserve_request() counted, for a request never made. */
-static void lq_unreserve_request(struct lq_queue *lq)
+/* Give back what lq_reserve_request() counted; the queue lock is held. */
+static void __lq_unreserve_request(struct lq_queue *lq)
 {
-	spin_lock_irq(lq->lock);
 	lq->nr_allocated--;
 	lq_update_congested(lq);
 	if (wq_has_sleeper(&lq->wait))
 		wake_up(&lq->wait);
+}
+
+/* The same, for a request that was counted but never made. */
+static void lq_unreserve_request(struct lq_queue *lq)
+{
+	spin_lock_irq(lq->lock);
+	__lq_unreserve_request(lq);
 	spin_unlock_irq(lq->lock);
 }
 
@@ -176,11 +182,7 @@ void lq_free_request(struct lq_queue *lq, struct request *rq)
 	}
 	WRITE_ONCE(rq->state, MQ_RQ_IDLE);
 	mempool_free(lrq, lq->pool);
-
-	lq->nr_allocated--;
-	lq_update_congested(lq);
-	if (wq_has_sleeper(&lq->wait))
-		wake_up(&lq->wait);
+	__lq_unreserve_request(lq);
 	/* the request's reference from bio_queue_enter() */
 	blk_queue_exit(q);
 }

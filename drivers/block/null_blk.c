@@ -594,8 +594,10 @@ static void nullb_map_queues(struct blk_mq_tag_set *set)
 		blk_mq_map_queues(qmap);
 		return;
 	}
+	/* more online nodes than queues (CPU-less nodes): share them */
 	for_each_possible_cpu(cpu)
-		qmap->mq_map[cpu] = nullb_node_queue(cpu_to_node(cpu));
+		qmap->mq_map[cpu] = nullb_node_queue(cpu_to_node(cpu)) %
+				    qmap->nr_queues;
 }
 
 static const struct blk_mq_ops nullb_mq_ops = {
@@ -1025,6 +1027,11 @@ static int __init nullb_check_params(void)
 		       nullb_home_node);
 		return -EINVAL;
 	}
+	if (nullb_per_node_hctx && nullb_submit_queues_given) {
+		pr_err("use_per_node_hctx=1 is invalid with submit_queues=%d: one queue per node sets the number\n",
+		       nullb_submit_queues);
+		return -EINVAL;
+	}
 	if (nullb_requeue_every == 1) {
 		pr_err("requeue_every=1 is invalid: 0 (off) or at least 2, or no request would ever be served\n");
 		return -EINVAL;
@@ -1052,8 +1059,12 @@ static int __init nullb_check_params(void)
 	if (!ret && nullb_submit_queues_given)
 		ret = nullb_check_range("submit_queues", nullb_submit_queues,
 					1, nr_cpu_ids);
-	if (!ret)
-		ret = nullb_check_range("gb", nullb_gb, 1, NULLB_MAX_GB);
+	if (!ret && (nullb_gb < 1 || nullb_gb > NULLB_MAX_GB)) {
+		/* unsigned long: a huge value must not print as negative */
+		pr_err("gb=%lu is invalid: from 1 to %lu\n", nullb_gb,
+		       NULLB_MAX_GB);
+		ret = -EINVAL;
+	}
 	if (!ret)
 		ret = nullb_check_range("nr_devices", nullb_nr_devices,
 					1, NULLB_MAX_DEVICES);
@@ -1071,7 +1082,8 @@ static int __init nullb_init(void)
 
 	/* Record the effective queue count; sysfs shows it. */
 	if (nullb_per_node_hctx)
-		nullb_submit_queues = nr_online_nodes;
+		nullb_submit_queues = min_t(unsigned int, nr_online_nodes,
+					    nr_cpu_ids);
 	else if (!nullb_submit_queues_given)
 		nullb_submit_queues = nr_cpu_ids;
 

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # null_blk parameter checks: each bad value makes modprobe fail with
 # EINVAL ("Invalid argument"), the kernel log has one null_blk line
-# (per init attempt) and it names the parameter, and nothing is left behind (no
-# /sys/module/null_blk, no /dev/nullb*). Then a good load works.
+# (per init attempt) and it names the parameter with the value given, and
+# nothing is left behind (no /sys/module/null_blk, no /dev/nullb*). Then a
+# good load works.
 . /blkmq/guest/lib.sh
 
 # nr_cpu_ids is one more than the highest possible CPU.
@@ -18,11 +19,13 @@ set -- \
 	"bs bs=1536" \
 	"bs bs=8192" \
 	"gb gb=0" \
+	"gb gb=18446744073709551615" \
 	"irqmode irqmode=7" \
 	"completion_nsec completion_nsec=-1" \
 	"nr_devices nr_devices=100000" \
 	"requeue_every requeue_every=1" \
-	"write_cache queue_mode=0 write_cache=1"
+	"write_cache queue_mode=0 write_cache=1" \
+	"use_per_node_hctx use_per_node_hctx=1 submit_queues=1"
 
 ktap_header $(($# + 1))
 diag "nr_cpu_ids $nr_cpu_ids"
@@ -43,9 +46,11 @@ for c in "$@"; do
 	grep -q "Invalid argument" /tmp/modprobe.out ||
 		why="${why:+$why, }not EINVAL: $(cat /tmp/modprobe.out)"
 	[ "$lines" = 1 ] || why="${why:+$why, }$lines log lines"
+	# the parameter as given, not as the driver read it back
+	given=$(echo " $arg" | sed "s/.* \($param=[^ ]*\).*/\1/")
 	case "$line" in
-	*"$param="*) ;;
-	*) why="${why:+$why, }log line does not name $param" ;;
+	*"$given "*) ;;
+	*) why="${why:+$why, }log line does not name $given" ;;
 	esac
 	[ -e /sys/module/null_blk ] && why="${why:+$why, }module left loaded"
 	ls /dev/nullb* >/dev/null 2>&1 && why="${why:+$why, }/dev/nullb* left"

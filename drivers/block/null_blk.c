@@ -246,6 +246,16 @@ static bool nullb_inject(atomic_t *count, unsigned int every)
 }
 
 /*
+ * Take back a count that nullb_inject() made for a try that did not
+ * happen (the store had no memory), so that its retry counts once.
+ */
+static void nullb_uninject(atomic_t *count, unsigned int every)
+{
+	if (every)
+		atomic_dec(count);
+}
+
+/*
  * Count what a device with a write cache is asked to make durable, and
  * remember the order: F flush, U FUA write, W write, R read, O other.
  */
@@ -519,17 +529,18 @@ static blk_status_t nullb_queue_rq(struct blk_mq_hw_ctx *hctx,
 	cmd->status = BLK_STS_OK;
 	cmd->dropped = nullb_inject(&nb->nr_started, nb->timeout_every);
 	blk_mq_start_request(rq);
-	nullb_note_rq(nb, rq);
-	if (cmd->dropped)
-		return BLK_STS_OK;
-
-	if (nb->memory_backed) {
+	if (nb->memory_backed && !cmd->dropped) {
 		cmd->status = nullb_store_rq(nb, rq, can_sleep ? GFP_NOIO :
 					     GFP_NOWAIT | __GFP_NOWARN);
 		/* Out of memory for the store: let the block layer retry. */
-		if (cmd->status == BLK_STS_RESOURCE)
+		if (cmd->status == BLK_STS_RESOURCE) {
+			nullb_uninject(&nb->nr_started, nb->timeout_every);
 			return BLK_STS_RESOURCE;
+		}
 	}
+	nullb_note_rq(nb, rq);
+	if (cmd->dropped)
+		return BLK_STS_OK;
 
 	nullb_finish_rq(nb, rq);
 	return BLK_STS_OK;
@@ -688,21 +699,22 @@ static void nullb_request_fn(struct request_queue *q)
 			blk_run_queue_async(q);
 			return;
 		}
-		nullb_note_rq(nb, rq);
-		if (nullb_inject(&nb->nr_started, nb->timeout_every)) {
-			cmd->dropped = true;
-			continue;
-		}
-
-		if (nb->memory_backed) {
+		cmd->dropped = nullb_inject(&nb->nr_started,
+					    nb->timeout_every);
+		if (nb->memory_backed && !cmd->dropped) {
 			cmd->status = nullb_store_rq(nb, rq,
 						     GFP_NOWAIT | __GFP_NOWARN);
 			if (cmd->status == BLK_STS_RESOURCE) {
+				nullb_uninject(&nb->nr_started,
+					       nb->timeout_every);
 				blk_requeue_request(q, rq);
 				blk_run_queue_async(q);
 				return;
 			}
 		}
+		nullb_note_rq(nb, rq);
+		if (cmd->dropped)
+			continue;
 
 		switch (nb->irqmode) {
 		case NULLB_IRQ_NONE:

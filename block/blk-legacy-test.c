@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the request_fn mode's flush sequences (blk-legacy.c).
+ * KUnit tests for the request_fn mode (blk-legacy.c).
  *
- * Each case builds a request_fn disk with a volatile write cache, with and
- * without FUA, submits one write bio carrying data and REQ_PREFLUSH and/or
- * REQ_FUA, and checks the exact requests the driver's request_fn saw.
+ * blk-legacy-flush: each case builds a request_fn disk with a volatile
+ * write cache, with and without FUA, submits one write bio carrying data
+ * and REQ_PREFLUSH and/or REQ_FUA, and checks the exact requests the
+ * driver's request_fn saw.
+ *
+ * blk-legacy-merge: bios that join two queued requests into one, and the
+ * disk's count of requests in flight.
  */
 #include <kunit/test.h>
 #include <linux/bio.h>
 #include <linux/blk-legacy.h>
 #include <linux/gfp.h>
 #include <linux/module.h>
+#include <linux/part_stat.h>
 #include <linux/spinlock.h>
 
 #define LT_MAX_SEEN	8
@@ -233,5 +238,100 @@ static struct kunit_suite blk_legacy_flush_test_suite = {
 };
 
 kunit_test_suite(blk_legacy_flush_test_suite);
+
+/* The bios of one case: the last to end completes @done. */
+struct lt_bios {
+	atomic_t pending;
+	struct completion done;
+};
+
+static void lt_bio_end(struct bio *bio)
+{
+	struct lt_bios *b = bio->bi_private;
+
+	bio_put(bio);
+	if (atomic_dec_and_test(&b->pending))
+		complete(&b->done);
+}
+
+/* Queue a write of @page at @sector without waiting for it. */
+static void lt_submit_write(struct kunit *test, struct lt_dev *dev,
+			    struct lt_bios *b, struct page *page,
+			    sector_t sector)
+{
+	struct bio *bio;
+
+	bio = bio_alloc(dev->disk->part0, 1, REQ_OP_WRITE, GFP_KERNEL);
+	bio->bi_iter.bi_sector = sector;
+	bio->bi_end_io = lt_bio_end;
+	bio->bi_private = b;
+	KUNIT_ASSERT_EQ(test, bio_add_page(bio, page, PAGE_SIZE, 0), PAGE_SIZE);
+	atomic_inc(&b->pending);
+	submit_bio(bio);
+}
+
+/* The disk's writes in flight: the per-CPU counts summed, not clamped. */
+static long lt_writes_in_flight(struct lt_dev *dev)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += part_stat_local_read_cpu(dev->disk->part0,
+						in_flight[WRITE], cpu);
+	return sum;
+}
+
+/*
+ * With the queue stopped, writes at pages 0 and 2 become two queued
+ * requests; a write at page 1 joins them into one, and the request
+ * merged away leaves the in-flight count once, not twice.
+ */
+static void lt_merge_requests_inflight_test(struct kunit *test)
+{
+	struct lt_dev *dev = lt_dev_create(test, false);
+	struct lt_bios b;
+	struct page *page;
+	unsigned long left;
+
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	atomic_set(&b.pending, 0);
+	init_completion(&b.done);
+
+	spin_lock_irq(&dev->lock);
+	blk_stop_queue(dev->q);
+	spin_unlock_irq(&dev->lock);
+	lt_submit_write(test, dev, &b, page, 0);
+	lt_submit_write(test, dev, &b, page, 2 * PAGE_SECTORS);
+	KUNIT_EXPECT_EQ(test, lt_writes_in_flight(dev), 2L);
+	lt_submit_write(test, dev, &b, page, PAGE_SECTORS);
+	KUNIT_EXPECT_EQ(test, lt_writes_in_flight(dev), 1L);
+
+	spin_lock_irq(&dev->lock);
+	blk_start_queue(dev->q);
+	spin_unlock_irq(&dev->lock);
+	left = wait_for_completion_timeout(&b.done, 10 * HZ);
+	__free_page(page);
+	KUNIT_ASSERT_NE(test, left, 0UL);
+
+	KUNIT_EXPECT_EQ(test, dev->nr_seen, 1U);
+	KUNIT_EXPECT_EQ(test, dev->seen[0].bytes, 3U * (unsigned int)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, dev->seen[0].sector, (sector_t)0);
+	KUNIT_EXPECT_EQ(test, lt_writes_in_flight(dev), 0L);
+}
+
+static struct kunit_case blk_legacy_merge_test_cases[] = {
+	KUNIT_CASE(lt_merge_requests_inflight_test),
+	{}
+};
+
+static struct kunit_suite blk_legacy_merge_test_suite = {
+	.name = "blk-legacy-merge",
+	.exit = lt_exit,
+	.test_cases = blk_legacy_merge_test_cases,
+};
+
+kunit_test_suite(blk_legacy_merge_test_suite);
 
 MODULE_LICENSE("GPL");

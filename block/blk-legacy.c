@@ -187,6 +187,16 @@ void lq_free_request(struct lq_queue *lq, struct request *rq)
 	blk_queue_exit(q);
 }
 
+/*
+ * Free @rq, merged into another request: attempt_merge() already took it
+ * out of the disk's in-flight count (blk_account_io_merge_request()).
+ */
+static void lq_free_merged_request(struct lq_queue *lq, struct request *rq)
+{
+	rq->rq_flags &= ~RQF_IO_STAT;
+	lq_free_request(lq, rq);
+}
+
 /* ---------------------------------------------------------------------
  * Running the queue
  */
@@ -877,7 +887,7 @@ static void lq_add_request(struct lq_queue *lq, struct request *rq)
 		prev = NULL;
 		if (lq_merge(q, &prev, rq->bio) == ELEVATOR_BACK_MERGE &&
 		    blk_attempt_req_merge(q, prev, rq)) {
-			lq_free_request(lq, rq);
+			lq_free_merged_request(lq, rq);
 			return;
 		}
 	}
@@ -920,7 +930,7 @@ void blk_queue_bio(struct bio *bio)
 		spin_lock_irq(lq->lock);
 		merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
 		if (free)
-			lq_free_request(lq, free);
+			lq_free_merged_request(lq, free);
 		spin_unlock_irq(lq->lock);
 		if (merged)
 			goto merged;

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The series' KUnit suites ran at boot (built in with the debug config):
 # the tag allocator and CPU map, how the engine ends a request, and the
-# request_fn flush sequences.  Report each of their test cases from
+# request_fn flush sequences and request merges.  Report each of their test cases from
 # debugfs as one KTAP line here, then one line per suite for the suite's
 # own verdict.  A case KUnit skipped did not run: it fails here, since
 # the debug config builds everything each case needs.
@@ -14,7 +14,7 @@
 # suite's verdict against them.
 . /blkmq/guest/lib.sh
 
-SUITES="blk-mq-tag blk-mq-end blk-legacy-flush"
+SUITES="blk-mq-tag blk-mq-end blk-legacy-flush blk-legacy-merge"
 
 # One "SUITE ok|not ok N - CASE" line per test case (the indented lines;
 # the suite's own result line is not indented), then "SUITE suite CASES

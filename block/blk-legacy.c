@@ -728,7 +728,9 @@ EXPORT_SYMBOL(blk_queue_softirq_done);
  *	%BLK_EH_RESET_TIMER gives it another full timeout, %BLK_EH_DONE
  *	says the driver ended it or will end it
  *
- * Without a handler, a timed out request is ended with %BLK_STS_TIMEOUT.
+ * Without a handler, a timed out request's deadline is simply rearmed, as
+ * if the handler had returned %BLK_EH_RESET_TIMER: the driver still owns
+ * the request and will end it.
  */
 void blk_queue_rq_timed_out(struct request_queue *q, rq_timed_out_fn *fn)
 {
@@ -775,15 +777,12 @@ static void lq_timeout_work(struct work_struct *work)
 
 	spin_lock_irq(lq->lock);
 	while ((rq = lq_find_expired(lq, &next, &have_next))) {
-		enum blk_eh_timer_return ret = BLK_EH_DONE;
+		/* without a handler the driver still owns it: wait longer */
+		enum blk_eh_timer_return ret = BLK_EH_RESET_TIMER;
 
 		rq->rq_flags |= RQF_TIMED_OUT;
-		if (lq->timed_out) {
+		if (lq->timed_out)
 			ret = lq->timed_out(rq);
-		} else if (cmpxchg(&rq->state, MQ_RQ_IN_FLIGHT,
-				   MQ_RQ_COMPLETE) == MQ_RQ_IN_FLIGHT) {
-			__blk_end_request_all(rq, BLK_STS_TIMEOUT);
-		}
 		/* clears RQF_TIMED_OUT */
 		if (ret == BLK_EH_RESET_TIMER)
 			blk_add_timer(rq);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the blk-mq tag allocator (blk-mq-tag.c) and the default
- * CPU to hardware queue map (blk-mq-cpumap.c).
+ * KUnit tests for the blk-mq tag allocator (blk-mq-tag.c), the default
+ * CPU to hardware queue map (blk-mq-cpumap.c) and how a queue attaches
+ * its CPUs' software contexts to the hardware contexts (blk-mq.c).
  */
 #include <kunit/test.h>
 #include <linux/kthread.h>
@@ -221,11 +222,78 @@ static void cpumap_spread_test(struct kunit *test)
 	}
 }
 
+static blk_status_t ctxmap_queue_rq(struct blk_mq_hw_ctx *hctx,
+				    const struct blk_mq_queue_data *bd)
+{
+	return BLK_STS_IOERR;	/* the case sends no I/O */
+}
+
+/* Reads go to the very hardware queue the default map names: as nvme-tcp. */
+static void ctxmap_map_queues(struct blk_mq_tag_set *set)
+{
+	unsigned int t;
+
+	for (t = HCTX_TYPE_DEFAULT; t <= HCTX_TYPE_READ; t++) {
+		set->map[t].nr_queues = set->nr_hw_queues;
+		set->map[t].queue_offset = 0;
+		blk_mq_map_queues(&set->map[t]);
+	}
+}
+
+static const struct blk_mq_ops ctxmap_mq_ops = {
+	.queue_rq	= ctxmap_queue_rq,
+	.map_queues	= ctxmap_map_queues,
+};
+
+/*
+ * Two queue types mapped to one hardware context: each CPU's software
+ * context is in it once, and both types find it at the same index.
+ */
+static void ctxmap_shared_types_test(struct kunit *test)
+{
+	struct blk_mq_tag_set *set = kunit_kzalloc(test, sizeof(*set),
+						   GFP_KERNEL);
+	struct request_queue *q;
+	struct blk_mq_hw_ctx *hctx;
+	struct blk_mq_ctx *ctx;
+	unsigned int cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	set->ops = &ctxmap_mq_ops;
+	set->nr_hw_queues = 1;
+	set->nr_maps = 2;
+	set->queue_depth = 4;
+	set->numa_node = NUMA_NO_NODE;
+	KUNIT_ASSERT_EQ(test, blk_mq_alloc_tag_set(set), 0);
+	q = blk_mq_init_queue(set);
+	if (IS_ERR(q))
+		blk_mq_free_tag_set(set);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(q));
+
+	hctx = xa_load(&q->hctx_table, 0);
+	KUNIT_EXPECT_EQ(test, hctx->nr_ctx, num_possible_cpus());
+	for_each_possible_cpu(cpu) {
+		ctx = per_cpu_ptr(q->queue_ctx, cpu);
+		KUNIT_EXPECT_PTR_EQ(test, ctx->hctxs[HCTX_TYPE_READ], hctx);
+		KUNIT_EXPECT_EQ(test, ctx->index_hw[HCTX_TYPE_READ],
+				ctx->index_hw[HCTX_TYPE_DEFAULT]);
+		if (ctx->index_hw[HCTX_TYPE_DEFAULT] < hctx->nr_ctx)
+			KUNIT_EXPECT_PTR_EQ(test,
+					    hctx->ctxs[ctx->index_hw[HCTX_TYPE_DEFAULT]],
+					    ctx);
+	}
+
+	blk_mq_destroy_queue(q);
+	blk_put_queue(q);
+	blk_mq_free_tag_set(set);
+}
+
 static struct kunit_case blk_mq_tag_test_cases[] = {
 	KUNIT_CASE(tag_exhaustion_wakeup_test),
 	KUNIT_CASE(tag_reserved_test),
 	KUNIT_CASE(tag_concurrent_test),
 	KUNIT_CASE(cpumap_spread_test),
+	KUNIT_CASE(ctxmap_shared_types_test),
 	{}
 };
 

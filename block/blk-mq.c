@@ -2297,6 +2297,15 @@ static void blk_mq_map_ctxs(struct request_queue *q)
 			if (WARN_ON_ONCE(!hctx))
 				hctx = xa_load(&q->hctx_table, 0);
 			ctx->hctxs[t] = hctx;
+			/*
+			 * Types may share hardware contexts (a READ map equal
+			 * to the default one): a context holds each CPU once,
+			 * or ctxs[] and ctx_map, sized for nr_cpu_ids, overrun.
+			 */
+			if (cpumask_test_cpu(cpu, hctx->cpumask)) {
+				ctx->index_hw[t] = ctx->index_hw[hctx->type];
+				continue;
+			}
 			ctx->index_hw[t] = hctx->nr_ctx;
 			hctx->ctxs[hctx->nr_ctx++] = ctx;
 			hctx->type = t;

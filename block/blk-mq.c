@@ -69,7 +69,12 @@ struct blk_mq_inflight {
 	unsigned int count[2];
 };
 
-/* Call @fn for each request the driver was given on @q's tags. */
+/*
+ * Call @fn for each request the driver was given on @q's tags.  A drained
+ * queue (usage counter at zero) has none, and is skipped: after
+ * del_gendisk() its driver may free the tags while /proc/diskstats still
+ * walks the disk.
+ */
 static void blk_mq_queue_tag_iter(struct request_queue *q,
 				  bool (*fn)(struct request *rq, void *data),
 				  void *data)
@@ -79,6 +84,8 @@ static void blk_mq_queue_tag_iter(struct request_queue *q,
 	unsigned long i;
 	unsigned int tag;
 
+	if (!percpu_ref_tryget(&q->q_usage_counter))
+		return;
 	queue_for_each_hw_ctx(q, hctx, i) {
 		struct blk_mq_tags *tags = hctx->tags;
 
@@ -90,9 +97,11 @@ static void blk_mq_queue_tag_iter(struct request_queue *q,
 			struct request *rq = READ_ONCE(tags->rqs[tag]);
 
 			if (rq && READ_ONCE(rq->q) == q && !fn(rq, data))
-				return;
+				goto out;
 		}
 	}
+out:
+	blk_queue_exit(q);
 }
 
 static bool blk_mq_count_inflight(struct request *rq, void *data)
@@ -756,15 +765,10 @@ static void blk_mq_timeout_work(struct work_struct *work)
 		container_of(work, struct request_queue, timeout_work);
 	struct blk_mq_expiry exp = { };
 
-	/* a queue being torn down has no requests to time out */
-	if (!percpu_ref_tryget(&q->q_usage_counter))
-		return;
-
+	/* a queue being torn down has no requests: the walk finds none */
 	blk_mq_queue_tag_iter(q, blk_mq_check_expired, &exp);
 	if (exp.have_next)
 		mod_timer(&q->timeout, blk_rq_timeout(round_jiffies_up(exp.next)));
-
-	blk_queue_exit(q);
 }
 
 /* ---------------------------------------------------------------------

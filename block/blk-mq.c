@@ -994,6 +994,19 @@ static __always_inline void blk_mq_dispatch_end(struct blk_mq_hw_ctx *hctx,
 		rcu_read_unlock();
 }
 
+/*
+ * @hctx looked stopped or quiesced to a caller that left work queued on
+ * it.  Look again behind a full barrier, which pairs with the one that
+ * blk_mq_start_*hw_queue*() and blk_mq_unquiesce_queue() have between
+ * clearing the flag and looking for work: either we see the restart, or
+ * the restarter sees our work and runs it.
+ */
+static bool blk_mq_hctx_parked(struct blk_mq_hw_ctx *hctx)
+{
+	smp_mb();	/* our queued work before the flags; see above */
+	return blk_mq_hctx_stopped(hctx) || blk_queue_quiesced(hctx->queue);
+}
+
 /* Run @hctx in the caller's context: whatever waits on it. */
 static void blk_mq_dispatch(struct blk_mq_hw_ctx *hctx)
 {
@@ -1005,8 +1018,13 @@ static void blk_mq_dispatch(struct blk_mq_hw_ctx *hctx)
 		blk_mq_collect(hctx, &list);
 		if (!list_empty(&list))
 			blk_mq_issue_list(hctx, &list);
+		blk_mq_dispatch_end(hctx, srcu_idx);
+		return;
 	}
 	blk_mq_dispatch_end(hctx, srcu_idx);
+	/* a restart may have come between the look and now */
+	if (!blk_mq_hctx_parked(hctx))
+		blk_mq_run_hw_queue(hctx, true);
 }
 
 /*
@@ -1023,6 +1041,8 @@ static void blk_mq_issue_one(struct blk_mq_hw_ctx *hctx, struct request *rq)
 		/* it waits with the rest; unquiesce or restart runs it */
 		blk_mq_insert_request(rq);
 		blk_mq_dispatch_end(hctx, srcu_idx);
+		if (!blk_mq_hctx_parked(hctx))
+			blk_mq_run_hw_queue(hctx, true);
 		return;
 	}
 
@@ -1117,8 +1137,10 @@ EXPORT_SYMBOL(blk_mq_delay_run_hw_queue);
  */
 void blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx, bool async)
 {
-	if (blk_mq_hctx_stopped(hctx) || blk_queue_quiesced(hctx->queue) ||
-	    !blk_mq_hctx_has_pending(hctx))
+	if (!blk_mq_hctx_has_pending(hctx))
+		return;
+	if ((blk_mq_hctx_stopped(hctx) || blk_queue_quiesced(hctx->queue)) &&
+	    blk_mq_hctx_parked(hctx))
 		return;
 
 	if (async || (hctx->flags & BLK_MQ_F_BLOCKING))
@@ -1204,7 +1226,7 @@ void blk_mq_start_hw_queue(struct blk_mq_hw_ctx *hctx)
 {
 	clear_bit(BLK_MQ_S_STOPPED, &hctx->state);
 	/* the cleared bit before the look at pending work in the run */
-	smp_mb__after_atomic();
+	smp_mb__after_atomic();	/* pairs with blk_mq_hctx_parked() */
 	blk_mq_run_hw_queue(hctx, false);
 }
 EXPORT_SYMBOL(blk_mq_start_hw_queue);
@@ -1233,7 +1255,7 @@ void blk_mq_start_stopped_hw_queue(struct blk_mq_hw_ctx *hctx, bool async)
 	if (!blk_mq_hctx_stopped(hctx))
 		return;
 	clear_bit(BLK_MQ_S_STOPPED, &hctx->state);
-	/* pairs with the barrier in blk_mq_dispatch_busy() */
+	/* pairs with blk_mq_dispatch_busy() and blk_mq_hctx_parked() */
 	smp_mb__after_atomic();
 	blk_mq_run_hw_queue(hctx, async);
 }
@@ -1796,8 +1818,11 @@ void blk_mq_unquiesce_queue(struct request_queue *q)
 	spin_unlock_irqrestore(&q->queue_lock, irqflags);
 
 	/* what queued up meanwhile goes out now */
-	if (resume)
+	if (resume) {
+		/* the flag cleared before the look for work: see blk_mq_hctx_parked() */
+		smp_mb();
 		blk_mq_run_hw_queues(q, true);
+	}
 }
 EXPORT_SYMBOL_GPL(blk_mq_unquiesce_queue);
 

@@ -995,14 +995,17 @@ static __always_inline void blk_mq_dispatch_end(struct blk_mq_hw_ctx *hctx,
 }
 
 /*
- * @hctx looked stopped or quiesced to a caller that left work queued on
- * it.  Look again behind a full barrier, which pairs with the one that
- * blk_mq_start_*hw_queue*() and blk_mq_unquiesce_queue() have between
- * clearing the flag and looking for work: either we see the restart, or
- * the restarter sees our work and runs it.
+ * Is @hctx stopped or quiesced, for a caller that left work queued on it?
+ * If it looks so, look again behind a full barrier, which pairs with the
+ * one that blk_mq_start_*hw_queue*() and blk_mq_unquiesce_queue() have
+ * between clearing the flag and looking for work: either we see the
+ * restart, or the restarter sees our work and runs it.  So a caller that
+ * queued work just calls blk_mq_run_hw_queue(), which asks this.
  */
 static bool blk_mq_hctx_parked(struct blk_mq_hw_ctx *hctx)
 {
+	if (!blk_mq_hctx_stopped(hctx) && !blk_queue_quiesced(hctx->queue))
+		return false;
 	smp_mb();	/* our queued work before the flags; see above */
 	return blk_mq_hctx_stopped(hctx) || blk_queue_quiesced(hctx->queue);
 }
@@ -1023,8 +1026,7 @@ static void blk_mq_dispatch(struct blk_mq_hw_ctx *hctx)
 	}
 	blk_mq_dispatch_end(hctx, srcu_idx);
 	/* a restart may have come between the look and now */
-	if (!blk_mq_hctx_parked(hctx))
-		blk_mq_run_hw_queue(hctx, true);
+	blk_mq_run_hw_queue(hctx, true);
 }
 
 /*
@@ -1041,8 +1043,7 @@ static void blk_mq_issue_one(struct blk_mq_hw_ctx *hctx, struct request *rq)
 		/* it waits with the rest; unquiesce or restart runs it */
 		blk_mq_insert_request(rq);
 		blk_mq_dispatch_end(hctx, srcu_idx);
-		if (!blk_mq_hctx_parked(hctx))
-			blk_mq_run_hw_queue(hctx, true);
+		blk_mq_run_hw_queue(hctx, true);
 		return;
 	}
 
@@ -1137,10 +1138,7 @@ EXPORT_SYMBOL(blk_mq_delay_run_hw_queue);
  */
 void blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx, bool async)
 {
-	if (!blk_mq_hctx_has_pending(hctx))
-		return;
-	if ((blk_mq_hctx_stopped(hctx) || blk_queue_quiesced(hctx->queue)) &&
-	    blk_mq_hctx_parked(hctx))
+	if (!blk_mq_hctx_has_pending(hctx) || blk_mq_hctx_parked(hctx))
 		return;
 
 	if (async || (hctx->flags & BLK_MQ_F_BLOCKING))

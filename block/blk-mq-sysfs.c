@@ -6,7 +6,7 @@
  *	cpu_list			CPUs whose software context maps here
  *	nr_tags, nr_reserved_tags	tag map sizes
  *	queued, run, dispatched, busy	counters (see struct blk_mq_hw_ctx)
- *	state				stopped or not
+ *	state				running, stopped, or inactive (CPUs offline)
  *   /sys/block/<disk>/mq/<n>/cpu<c>/	software context of CPU c
  *	queued, merged, completed	"reads writes" pairs and merges
  */
@@ -149,8 +149,13 @@ static ssize_t hctx_in_flight_show(struct blk_mq_hw_ctx *hctx, char *page)
 
 static ssize_t hctx_state_show(struct blk_mq_hw_ctx *hctx, char *page)
 {
-	return sysfs_emit(page, "%s\n",
-			  blk_mq_hctx_stopped(hctx) ? "stopped" : "running");
+	const char *state = "running";
+
+	if (blk_mq_hctx_stopped(hctx))
+		state = "stopped";
+	else if (test_bit(BLK_MQ_S_INACTIVE, &hctx->state))
+		state = "inactive";	/* its CPUs are offline */
+	return sysfs_emit(page, "%s\n", state);
 }
 
 #define HW_ATTR(_name, _field)					\

@@ -271,6 +271,23 @@ unsigned int blk_mq_tag_map_weight(struct blk_mq_tag_map *map)
 }
 
 /**
+ * blk_mq_tag_in_use - is a tag allocated
+ * @tags: the tags of a hardware queue
+ * @tag: the tag, reserved ones first as blk_mq_get_tag() numbers them
+ */
+bool blk_mq_tag_in_use(struct blk_mq_tags *tags, unsigned int tag)
+{
+	struct blk_mq_tag_map *map = &tags->reserved;
+
+	if (tag >= tags->nr_reserved_tags) {
+		map = &tags->normal;
+		tag -= tags->nr_reserved_tags;
+	}
+	return test_bit(tag & ((1U << map->shift) - 1),
+			&map->words[tag >> map->shift].busy);
+}
+
+/**
  * blk_mq_tag_map_wake_all - wake every waiter, e.g. when the queue dies
  * @map: the map
  */

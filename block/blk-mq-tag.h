@@ -14,6 +14,7 @@ int blk_mq_tag_map_get_wait(struct blk_mq_tag_map *map, bool nowait);
 void blk_mq_tag_map_put(struct blk_mq_tag_map *map, unsigned int tag);
 void __blk_mq_tag_map_wake(struct blk_mq_tag_map *map);
 unsigned int blk_mq_tag_map_weight(struct blk_mq_tag_map *map);
+bool blk_mq_tag_in_use(struct blk_mq_tags *tags, unsigned int tag);
 void blk_mq_tag_map_wake_all(struct blk_mq_tag_map *map);
 
 struct blk_mq_tags *blk_mq_init_tags(unsigned int nr_tags,

@@ -228,6 +228,36 @@ static void blk_mq_rq_no_data(struct request *rq)
 }
 
 /*
+ * @tag was taken on @hctx while its last CPU goes offline: the hotplug
+ * code is draining @hctx and moving us to another CPU.  Give the tag
+ * back and take one on the context of the CPU we run on after a short
+ * sleep, which lets even a realtime task be moved.
+ */
+static noinline struct request *
+blk_mq_get_request_moved(struct request_queue *q, struct blk_mq_hw_ctx *hctx,
+			 int tag, blk_opf_t opf, blk_mq_req_flags_t flags)
+{
+	struct blk_mq_ctx *ctx;
+
+	do {
+		blk_mq_put_tag(hctx->tags, tag);
+		if (flags & BLK_MQ_REQ_NOWAIT)
+			return NULL;
+		usleep_range(3000, 6000);
+		ctx = blk_mq_get_ctx(q);
+		hctx = blk_mq_map_queue(q, opf, ctx);
+		tag = blk_mq_get_tag(hctx->tags, flags & BLK_MQ_REQ_RESERVED,
+				     false);
+		if (tag == BLK_MQ_NO_TAG)
+			return NULL;
+		/* as in blk_mq_get_request() */
+		smp_mb__after_atomic();
+	} while (test_bit(BLK_MQ_S_INACTIVE, &hctx->state));
+
+	return blk_mq_rq_setup(q, ctx, hctx, tag, opf, flags);
+}
+
+/*
  * Take a tag of @hctx, the hardware context of software context @ctx for
  * @opf, and set up its request.  Sleeps for a tag unless
  * BLK_MQ_REQ_NOWAIT.  The caller holds a q_usage_counter reference,
@@ -244,6 +274,15 @@ blk_mq_get_request(struct request_queue *q, struct blk_mq_ctx *ctx,
 			     flags & BLK_MQ_REQ_NOWAIT);
 	if (tag == BLK_MQ_NO_TAG)
 		return NULL;
+
+	/*
+	 * Pairs with the barrier in blk_mq_hctx_notify_offline(): either it
+	 * sees our tag and waits for the request, or we see that the last
+	 * CPU of @hctx is going offline and take a tag elsewhere.
+	 */
+	smp_mb__after_atomic();
+	if (unlikely(test_bit(BLK_MQ_S_INACTIVE, &hctx->state)))
+		return blk_mq_get_request_moved(q, hctx, tag, opf, flags);
 
 	/*
 	 * If we slept for the tag we may run on another CPU now.  The
@@ -1857,6 +1896,75 @@ void blk_mq_cancel_work_sync(struct request_queue *q)
  * CPU hotplug
  */
 
+/* Is @cpu, going offline but still counted online, the last of @hctx? */
+static bool blk_mq_last_cpu_of(struct blk_mq_hw_ctx *hctx, unsigned int cpu)
+{
+	unsigned int other;
+
+	for_each_cpu_and(other, hctx->cpumask, cpu_online_mask)
+		if (other != cpu)
+			return false;
+	return true;
+}
+
+/* Does a request of @hctx hold a tag?  Tags may be shared with others. */
+static bool blk_mq_hctx_has_requests(struct blk_mq_hw_ctx *hctx)
+{
+	struct blk_mq_tags *tags = hctx->tags;
+	unsigned int tag;
+
+	for (tag = 0; tag < tags->nr_tags; tag++)
+		if (blk_mq_tag_in_use(tags, tag) &&
+		    READ_ONCE(tags->static_rqs[tag]->mq_hctx) == hctx)
+			return true;
+	return false;
+}
+
+/*
+ * @cpu is going offline; this runs on it, from the hotplug thread, after
+ * every other task has been moved away.  If it is the last online CPU of
+ * @hctx, a driver with managed interrupts (nvme-pci, virtio-blk) loses
+ * @hctx's completion vector with it, and a request still in flight there
+ * would never complete.  So no new request may take a tag here from now
+ * on, and we wait until every request that holds one has ended.
+ */
+static int blk_mq_hctx_notify_offline(unsigned int cpu, struct hlist_node *node)
+{
+	struct blk_mq_hw_ctx *hctx =
+		hlist_entry_safe(node, struct blk_mq_hw_ctx, cpuhp_online);
+	struct request_queue *q = hctx->queue;
+
+	if (!cpumask_test_cpu(cpu, hctx->cpumask) ||
+	    !blk_mq_last_cpu_of(hctx, cpu))
+		return 0;
+
+	set_bit(BLK_MQ_S_INACTIVE, &hctx->state);
+	/*
+	 * Pairs with the barrier in blk_mq_get_request(): a tag taken before
+	 * that request saw the bit is seen by blk_mq_hctx_has_requests().
+	 */
+	smp_mb__after_atomic();
+
+	/* A queue that cannot be entered is drained already. */
+	if (percpu_ref_tryget(&q->q_usage_counter)) {
+		while (blk_mq_hctx_has_requests(hctx))
+			usleep_range(5000, 10000);
+		blk_queue_exit(q);
+	}
+	return 0;
+}
+
+/* A CPU of @hctx is back: it may take requests again. */
+static int blk_mq_hctx_notify_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct blk_mq_hw_ctx *hctx =
+		hlist_entry_safe(node, struct blk_mq_hw_ctx, cpuhp_online);
+
+	if (cpumask_test_cpu(cpu, hctx->cpumask))
+		clear_bit(BLK_MQ_S_INACTIVE, &hctx->state);
+	return 0;
+}
+
 /*
  * A CPU is dead: nothing will submit on its software context any more,
  * but requests may still be queued there.  Move them to the hardware
@@ -2261,6 +2369,10 @@ static int blk_mq_init_hctx(struct request_queue *q, struct blk_mq_tag_set *set,
 	if (xa_insert(&q->hctx_table, idx, hctx, GFP_KERNEL))
 		goto exit_request;
 
+	/* a stacked driver's queues below it drain themselves */
+	if (!(hctx->flags & BLK_MQ_F_STACKING))
+		cpuhp_state_add_instance_nocalls(CPUHP_AP_BLK_MQ_ONLINE,
+						 &hctx->cpuhp_online);
 	cpuhp_state_add_instance_nocalls(CPUHP_BLK_MQ_DEAD, &hctx->cpuhp_dead);
 	return 0;
 
@@ -2288,6 +2400,9 @@ static void blk_mq_exit_hctx(struct request_queue *q,
 	for (tag = 0; tag < hctx->tags->nr_tags; tag++)
 		cmpxchg(&hctx->tags->rqs[tag], flush_rq, NULL);
 
+	if (!(hctx->flags & BLK_MQ_F_STACKING))
+		cpuhp_state_remove_instance_nocalls(CPUHP_AP_BLK_MQ_ONLINE,
+						    &hctx->cpuhp_online);
 	cpuhp_state_remove_instance_nocalls(CPUHP_BLK_MQ_DEAD,
 					    &hctx->cpuhp_dead);
 	if (set->ops->exit_request)
@@ -2600,6 +2715,9 @@ static int __init blk_mq_init(void)
 	cpuhp_setup_state_nocalls(CPUHP_BLOCK_SOFTIRQ_DEAD,
 				  "block/softirq:dead", NULL,
 				  blk_mq_done_cpu_dead);
+	cpuhp_setup_state_multi(CPUHP_AP_BLK_MQ_ONLINE, "block/mq:online",
+				blk_mq_hctx_notify_online,
+				blk_mq_hctx_notify_offline);
 	cpuhp_setup_state_multi(CPUHP_BLK_MQ_DEAD, "block/mq:dead", NULL,
 				blk_mq_hctx_notify_dead);
 	return 0;

@@ -359,6 +359,11 @@ struct blk_mq_hw_ctx {
 	/** @kobj: /sys/block/<dev>/mq/<queue_num>. */
 	struct kobject		kobj;
 
+	/**
+	 * @cpuhp_online: node in the CPU hotplug "online" state list, which
+	 * drains this context before its last CPU goes offline.
+	 */
+	struct hlist_node	cpuhp_online;
 	/** @cpuhp_dead: node in the CPU hotplug "dead" state list. */
 	struct hlist_node	cpuhp_dead;
 };
@@ -534,7 +539,7 @@ enum {
 	BLK_MQ_S_STOPPED	= 0,	/* driver stopped the queue */
 	BLK_MQ_S_TAG_ACTIVE	= 1,
 	BLK_MQ_S_SCHED_RESTART	= 2,	/* rerun when a request completes */
-	BLK_MQ_S_INACTIVE	= 3,
+	BLK_MQ_S_INACTIVE	= 3,	/* its last CPU is going offline */
 
 	BLK_MQ_MAX_DEPTH	= 10240,
 

@@ -8,7 +8,7 @@
  *	queued, run, dispatched, busy	counters (see struct blk_mq_hw_ctx)
  *	state				running, stopped, or inactive (CPUs offline)
  *   /sys/block/<disk>/mq/<n>/cpu<c>/	software context of CPU c
- *	queued, merged, completed	"reads writes" pairs and merges
+ *	queued, merged, completed	"async sync" request pairs; merges
  */
 #include <linux/kernel.h>
 #include <linux/module.h>

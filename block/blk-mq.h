@@ -31,9 +31,9 @@ struct blk_mq_ctx {
 	struct blk_mq_hw_ctx	*hctxs[HCTX_MAX_TYPES];
 
 	/* statistics for sysfs; only this CPU writes them */
-	unsigned long		rq_queued[2];
+	unsigned long		rq_queued[2];	/* [rq_is_sync()] */
 	unsigned long		rq_merged;
-	unsigned long		rq_completed[2];
+	unsigned long		rq_completed[2];	/* [rq_is_sync()] */
 
 	struct request_queue	*queue;
 	struct kobject		kobj;

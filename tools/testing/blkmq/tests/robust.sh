@@ -14,10 +14,13 @@ MODES=$(nullb_modes)
 nmodes=$(echo $MODES | wc -w)
 # per mode: 3 bad I/O, 2 teardown, 1 load cycles, 1 hotplug fio, 1 hotplug
 # counters; per queue with sysfs knobs: 4 bad writes, 1 nr_requests fio;
-# plus 2 for the hung-I/O bound
+# plus 2 for the hung-I/O bound, and 4 for the drain at CPU offline in mq
+# mode
 nsysfs=0
 for m in $MODES; do [ $m != 0 ] && nsysfs=$((nsysfs + 1)); done
-ktap_header $((nmodes * 8 + nsysfs * 5 + 2))
+ndrain=0
+case " $(echo $MODES) " in *" 2 "*) ndrain=4 ;; esac
+ktap_header $((nmodes * 8 + nsysfs * 5 + 2 + ndrain))
 diag "modes: $MODES; cpus online: $(cat /sys/devices/system/cpu/online)"
 modprobe -r null_blk 2>/dev/null
 
@@ -207,6 +210,71 @@ for m in $MODES; do
 		ktap_result 1 "$mn: counters after hotplug" "load failed"
 	fi
 done
+
+# --- the last CPU of a hardware queue goes offline: its queue drains ---
+# CPU 1 alone feeds hardware queue 1.  Reads complete 4 s after they are
+# issued, so requests are surely in flight there when CPU 1 is taken
+# offline; the offline must wait until they have all ended, and nothing
+# may take a tag there until CPU 1 is back.
+drain_fio() # NAME RUNTIME-OPTIONS...: reads from CPU 1, fio terse to /tmp/NAME.out
+{
+	local name=$1
+	shift
+	fio --name="$name" --filename=/dev/nullb0 --direct=1 --ioengine=libaio \
+		--rw=randread --bs=4k --iodepth=16 --cpus_allowed=1 "$@" \
+		--output-format=terse --terse-version=3 >/tmp/"$name".out 2>&1
+}
+drain_errors() # NAME: fio's error count from /tmp/NAME.out
+{
+	awk -F';' '/^3;/ { e += $5; n++ } END { print n ? e : "none" }' /tmp/"$1".out
+}
+if [ $ndrain != 0 ] &&
+   nullb_load queue_mode=2 submit_queues=2 irqmode=2 completion_nsec=4000000000 \
+		gb=1; then
+	h1=/sys/block/nullb0/mq/1
+	drain_fio drain --time_based --runtime=10 &
+	fpid=$!
+	t=0
+	while [ "$(cat $h1/tags_in_use)" = "0 0" ] && [ $t -lt 100 ]; do
+		sleep 0.1
+		t=$((t + 1))
+	done
+	before=$(cat $h1/tags_in_use)
+	echo 0 >/sys/devices/system/cpu/cpu1/online
+	after=$(cat $h1/tags_in_use)
+	state=$(cat $h1/state)
+	ktap_result $([ "$before" != "0 0" ] && [ "$after" = "0 0" ]; echo $?) \
+		"mq: CPU 1 goes offline only after its hardware queue has drained" \
+		"tags in use (normal reserved) before: $before, after: $after"
+	ktap_result $([ "$state" = inactive ]; echo $?) \
+		"mq: its hardware queue is inactive while CPU 1 is offline" \
+		"state $state"
+	wait $fpid
+	rc=$?
+	err=$(drain_errors drain)
+	ktap_result $([ $rc = 0 ] && [ "$err" = 0 ]; echo $?) \
+		"mq: fio reading across the offline ends without errors" \
+		"fio exit $rc, errors $err"
+	[ $rc = 0 ] || tail -n 5 /tmp/drain.out | sed 's/^/# /'
+
+	echo 1 >/sys/devices/system/cpu/cpu1/online
+	c0=$(awk '{ print $2 }' $h1/cpu1/completed)	# sync: reads
+	# 16 reads with a hole after each, so that none merge
+	drain_fio back --rw=read:4k --size=128k
+	rc=$?
+	c1=$(awk '{ print $2 }' $h1/cpu1/completed)
+	state=$(cat $h1/state)
+	ktap_result $([ $rc = 0 ] && [ "$state" = running ] &&
+		      [ $((c1 - c0)) = 16 ]; echo $?) \
+		"mq: CPU 1 back online, its hardware queue serves 16 reads again" \
+		"fio exit $rc, state $state, reads completed +$((c1 - c0))"
+	nullb_unload
+elif [ $ndrain != 0 ]; then
+	for t in "drains before offline" "inactive while offline" \
+		 "fio across the offline" "serves reads again"; do
+		ktap_result 1 "mq: hardware queue of an offline CPU: $t" "load failed"
+	done
+fi
 
 # --- hung I/O: past its bound a read is caught and its tag dumped ---
 # A 5 s completion delay against a 1 s bound leaves a wide margin on a

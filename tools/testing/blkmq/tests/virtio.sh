@@ -8,7 +8,7 @@
 # (virtio-reboot.sh verifies it in the next boot).
 . /blkmq/guest/lib.sh
 
-ktap_header 15
+ktap_header 17
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 
 # diskstat DISK FIELD: as in robust.sh (5 writes, 12 discards, 16 flushes).
@@ -70,6 +70,49 @@ if [ "$(cat /sys/block/vdb/queue/discard_max_bytes 2>/dev/null)" -gt 0 ] 2>/dev/
 		"exit $rc, discards +$((c1 - c0)) $(cat /tmp/discard.err)"
 else
 	ktap_skip "vdb: discard" "the device offers no discard"
+fi
+
+# CPU 1 offline under reads.  virtio-blk's queue interrupts are managed:
+# the vector of CPU 1's queue goes down with CPU 1, so that queue must
+# have drained before, or a read still in flight there never completes.
+h=""
+for q in /sys/block/vda/mq/*; do
+	[ "$(cat "$q"/cpu_list 2>/dev/null)" = 1 ] && h=$q
+done
+if [ -n "$h" ] && [ -w /sys/devices/system/cpu/cpu1/online ]; then
+	io_bound 120 fio --name=offline --filename=/dev/vda --direct=1 \
+		--ioengine=libaio --rw=randread --bs=4k --iodepth=32 --size=64M \
+		--cpus_allowed=1 --time_based --runtime=8 \
+		--output-format=terse --terse-version=3 >/tmp/offline.out 2>&1 &
+	pid=$!
+	# offline once fio reads from CPU 1 (its queue dispatches), 20 s at most
+	d0=$(cat "$h"/dispatched)
+	t=0
+	while [ $(($(cat "$h"/dispatched) - d0)) -lt 100 ] && [ $t -lt 100 ]; do
+		sleep 0.2
+		t=$((t + 1))
+	done
+	echo 0 >/sys/devices/system/cpu/cpu1/online
+	after=$(cat "$h"/tags_in_use)
+	state=$(cat "$h"/state)
+	sleep 2
+	echo 1 >/sys/devices/system/cpu/cpu1/online
+	wait $pid
+	rc=$?
+	err=$(awk -F';' '/^3;/ { e += $5; n++ } END { print n ? e : "none" }' \
+		/tmp/offline.out)
+	ktap_result $([ "$after" = "0 0" ] && [ "$state" = inactive ]; echo $?) \
+		"vda: CPU 1 offline under reads: its queue ${h##*/} drained first" \
+		"then tags in use: $after, state $state"
+	ktap_result $([ $rc = 0 ] && [ "$err" = 0 ]; echo $?) \
+		"vda: reads across CPU 1 offline and back all complete" \
+		"fio exit $rc, errors $err"
+	[ $rc = 0 ] || tail -n 5 /tmp/offline.out | sed 's/^/# /'
+else
+	ktap_result 1 "vda: CPU 1 offline under reads: its queue drained first" \
+		"no queue of CPU 1 alone, or CPU 1 cannot go offline"
+	ktap_result 1 "vda: reads across CPU 1 offline and back all complete" \
+		"not run"
 fi
 
 # loop, another base driver, on a file in tmpfs.

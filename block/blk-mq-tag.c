@@ -134,7 +134,7 @@ static int tag_map_search(struct blk_mq_tag_map *map, unsigned int limit,
 		hint = 0;
 	nr_words = DIV_ROUND_UP(limit, 1U << map->shift);
 	w = hint >> map->shift;
-	bit = hint & ((1U << map->shift) - 1);
+	bit = blk_mq_tag_bit(map, hint);
 
 	for (i = 0; i <= nr_words; i++) {
 		tag = tag_word_get(map, w, bit, tag_word_bits(map, w, limit));
@@ -283,8 +283,7 @@ bool blk_mq_tag_in_use(struct blk_mq_tags *tags, unsigned int tag)
 		map = &tags->normal;
 		tag -= tags->nr_reserved_tags;
 	}
-	return test_bit(tag & ((1U << map->shift) - 1),
-			&map->words[tag >> map->shift].busy);
+	return test_bit(blk_mq_tag_bit(map, tag), blk_mq_tag_word(map, tag));
 }
 
 /**

@@ -31,6 +31,19 @@ void blk_mq_tag_wakeup_all(struct blk_mq_tags *tags);
  * blk-mq-tag.c.
  */
 
+/* The word of @map that holds @tag's busy bit, and the bit in it. */
+static __always_inline unsigned long *blk_mq_tag_word(struct blk_mq_tag_map *map,
+						      unsigned int tag)
+{
+	return &map->words[tag >> map->shift].busy;
+}
+
+static __always_inline unsigned int blk_mq_tag_bit(struct blk_mq_tag_map *map,
+						   unsigned int tag)
+{
+	return tag & ((1U << map->shift) - 1);
+}
+
 /*
  * Take this CPU's hint tag if it is free.  After a free on this CPU the
  * hint is the tag freed, its request still warm in this CPU's cache, so
@@ -49,8 +62,8 @@ static __always_inline int blk_mq_tag_hint_get(struct blk_mq_tag_map *map)
 
 	if (unlikely(hint >= limit))
 		return -1;
-	word = &map->words[hint >> map->shift].busy;
-	bit = hint & ((1U << map->shift) - 1);
+	word = blk_mq_tag_word(map, hint);
+	bit = blk_mq_tag_bit(map, hint);
 	/* Acquire: the tag's request is ours only after this. */
 	if ((READ_ONCE(*word) & BIT(bit)) || test_and_set_bit_lock(bit, word))
 		return -1;
@@ -62,10 +75,8 @@ static __always_inline int blk_mq_tag_hint_get(struct blk_mq_tag_map *map)
 static __always_inline void blk_mq_tag_map_put_inline(struct blk_mq_tag_map *map,
 						      unsigned int tag)
 {
-	unsigned int w = tag >> map->shift;
-
 	/* Release: everything done with the request happens before. */
-	clear_bit_unlock(tag & ((1U << map->shift) - 1), &map->words[w].busy);
+	clear_bit_unlock(blk_mq_tag_bit(map, tag), blk_mq_tag_word(map, tag));
 
 	/* Reuse it first from this CPU: its cache line is already here. */
 	if (tag < READ_ONCE(map->limit))

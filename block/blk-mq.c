@@ -276,9 +276,9 @@ blk_mq_get_request(struct request_queue *q, struct blk_mq_ctx *ctx,
 		return NULL;
 
 	/*
-	 * Pairs with the barrier in blk_mq_hctx_notify_offline(): either it
-	 * sees our tag and waits for the request, or we see that the last
-	 * CPU of @hctx is going offline and take a tag elsewhere.
+	 * Pairs with the barrier in blk_mq_hctx_drain(): either it sees our
+	 * tag and waits for the request, or we see that the last CPU of
+	 * @hctx is going offline and take a tag elsewhere.
 	 */
 	smp_mb__after_atomic();
 	if (unlikely(test_bit(BLK_MQ_S_INACTIVE, &hctx->state)))
@@ -1896,19 +1896,8 @@ void blk_mq_cancel_work_sync(struct request_queue *q)
  * CPU hotplug
  */
 
-/* Is @cpu, going offline but still counted online, the last of @hctx? */
-static bool blk_mq_last_cpu_of(struct blk_mq_hw_ctx *hctx, unsigned int cpu)
-{
-	unsigned int other;
-
-	for_each_cpu_and(other, hctx->cpumask, cpu_online_mask)
-		if (other != cpu)
-			return false;
-	return true;
-}
-
 /* Does a request of @hctx hold a tag?  Tags may be shared with others. */
-static bool blk_mq_hctx_has_requests(struct blk_mq_hw_ctx *hctx)
+static bool blk_mq_hctx_holds_tags(struct blk_mq_hw_ctx *hctx)
 {
 	struct blk_mq_tags *tags = hctx->tags;
 	unsigned int tag;
@@ -1928,26 +1917,27 @@ static bool blk_mq_hctx_has_requests(struct blk_mq_hw_ctx *hctx)
  * would never complete.  So no new request may take a tag here from now
  * on, and we wait until every request that holds one has ended.
  */
-static int blk_mq_hctx_notify_offline(unsigned int cpu, struct hlist_node *node)
+static int blk_mq_hctx_drain(unsigned int cpu, struct hlist_node *node)
 {
 	struct blk_mq_hw_ctx *hctx =
 		hlist_entry_safe(node, struct blk_mq_hw_ctx, cpuhp_online);
 	struct request_queue *q = hctx->queue;
 
+	/* @cpu still counts as online here: is it the only one left? */
 	if (!cpumask_test_cpu(cpu, hctx->cpumask) ||
-	    !blk_mq_last_cpu_of(hctx, cpu))
+	    cpumask_weight_and(hctx->cpumask, cpu_online_mask) > 1)
 		return 0;
 
 	set_bit(BLK_MQ_S_INACTIVE, &hctx->state);
 	/*
 	 * Pairs with the barrier in blk_mq_get_request(): a tag taken before
-	 * that request saw the bit is seen by blk_mq_hctx_has_requests().
+	 * that request saw the bit is seen by blk_mq_hctx_holds_tags().
 	 */
 	smp_mb__after_atomic();
 
 	/* A queue that cannot be entered is drained already. */
 	if (percpu_ref_tryget(&q->q_usage_counter)) {
-		while (blk_mq_hctx_has_requests(hctx))
+		while (blk_mq_hctx_holds_tags(hctx))
 			usleep_range(5000, 10000);
 		blk_queue_exit(q);
 	}
@@ -1955,7 +1945,7 @@ static int blk_mq_hctx_notify_offline(unsigned int cpu, struct hlist_node *node)
 }
 
 /* A CPU of @hctx is back: it may take requests again. */
-static int blk_mq_hctx_notify_online(unsigned int cpu, struct hlist_node *node)
+static int blk_mq_hctx_activate(unsigned int cpu, struct hlist_node *node)
 {
 	struct blk_mq_hw_ctx *hctx =
 		hlist_entry_safe(node, struct blk_mq_hw_ctx, cpuhp_online);
@@ -2716,8 +2706,7 @@ static int __init blk_mq_init(void)
 				  "block/softirq:dead", NULL,
 				  blk_mq_done_cpu_dead);
 	cpuhp_setup_state_multi(CPUHP_AP_BLK_MQ_ONLINE, "block/mq:online",
-				blk_mq_hctx_notify_online,
-				blk_mq_hctx_notify_offline);
+				blk_mq_hctx_activate, blk_mq_hctx_drain);
 	cpuhp_setup_state_multi(CPUHP_BLK_MQ_DEAD, "block/mq:dead", NULL,
 				blk_mq_hctx_notify_dead);
 	return 0;

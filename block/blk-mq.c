@@ -329,7 +329,12 @@ EXPORT_SYMBOL(blk_mq_alloc_request);
  * @flags: BLK_MQ_REQ_*; must include BLK_MQ_REQ_NOWAIT
  * @hctx_idx: the hardware queue
  *
- * Return: the request, or an ERR_PTR().
+ * For a command that must go down one queue, such as an nvme-fabrics
+ * connect.  The request is on the software context of the queue's first
+ * online CPU.
+ *
+ * Return: the request, or an ERR_PTR(): -EXDEV when no CPU of the queue
+ * is online, -EWOULDBLOCK when it has no free tag.
  */
 struct request *blk_mq_alloc_request_hctx(struct request_queue *q,
 					  blk_opf_t opf,
@@ -338,6 +343,7 @@ struct request *blk_mq_alloc_request_hctx(struct request_queue *q,
 {
 	struct blk_mq_hw_ctx *hctx;
 	struct request *rq;
+	unsigned int cpu;
 	int tag, ret;
 
 	/* only a caller that cannot sleep may pin the hardware queue */
@@ -349,8 +355,16 @@ struct request *blk_mq_alloc_request_hctx(struct request_queue *q,
 	if (ret)
 		return ERR_PTR(ret);
 
+	/*
+	 * The request's software context is that of an online CPU of the
+	 * hardware queue.  With none online the queue takes no requests:
+	 * -EXDEV tells the caller (an nvme-fabrics connect) to skip it.
+	 */
 	hctx = xa_load(&q->hctx_table, hctx_idx);
-	if (!hctx || !hctx->nr_ctx) {
+	cpu = nr_cpu_ids;
+	if (hctx && hctx->nr_ctx)
+		cpu = cpumask_first_and(hctx->cpumask, cpu_online_mask);
+	if (cpu >= nr_cpu_ids) {
 		ret = -EXDEV;
 		goto out_exit;
 	}
@@ -359,7 +373,19 @@ struct request *blk_mq_alloc_request_hctx(struct request_queue *q,
 		ret = -EWOULDBLOCK;
 		goto out_exit;
 	}
-	rq = blk_mq_rq_setup(q, hctx->ctxs[0], hctx, tag, opf, flags);
+	/*
+	 * As in blk_mq_get_request(): if the queue's last CPU went offline
+	 * since the look above, either the drain waits for this tag or we
+	 * see the mark and give the tag back.
+	 */
+	smp_mb__after_atomic();
+	if (unlikely(test_bit(BLK_MQ_S_INACTIVE, &hctx->state))) {
+		blk_mq_put_tag(hctx->tags, tag);
+		ret = -EXDEV;
+		goto out_exit;
+	}
+	rq = blk_mq_rq_setup(q, __blk_mq_get_ctx(q, cpu), hctx, tag, opf,
+			     flags);
 	blk_mq_rq_no_data(rq);
 	return rq;
 

@@ -9,6 +9,10 @@
  * Each case builds a live multiqueue disk whose ->queue_rq() records the
  * request and ends it at once in the way the case asks, submits one or
  * two bios, and checks what the driver saw and how each bio ended.
+ *
+ * A second suite takes requests on a given hardware queue, as an
+ * nvme-fabrics connect does, while that queue's only CPU goes offline and
+ * comes back.
  */
 #include <kunit/test.h>
 #include <linux/bio.h>
@@ -17,8 +21,12 @@
 #include <linux/blk-integrity.h>
 #include <linux/blk-mq.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/module.h>
 #include <linux/part_stat.h>
+
+#include "blk-mq.h"
+#include "blk-mq-tag.h"
 
 #define MT_SECTOR	8
 #define MT_MAX_BIOS	2
@@ -134,8 +142,13 @@ static void mt_exit(struct kunit *test)
 	test->priv = NULL;
 }
 
-/* A live multiqueue disk of 64 sectors whose driver ends requests at once. */
-static struct mt_dev *mt_dev_create(struct kunit *test, enum mt_end end)
+/*
+ * A live multiqueue disk of 64 sectors with @nr_hw_queues hardware queues,
+ * whose driver ends requests at once.
+ */
+static struct mt_dev *mt_dev_create_queues(struct kunit *test,
+					   enum mt_end end,
+					   unsigned int nr_hw_queues)
 {
 	struct mt_dev *dev;
 	int ret;
@@ -145,7 +158,7 @@ static struct mt_dev *mt_dev_create(struct kunit *test, enum mt_end end)
 	dev->end = end;
 
 	dev->set.ops = &mt_mq_ops;
-	dev->set.nr_hw_queues = 1;
+	dev->set.nr_hw_queues = nr_hw_queues;
 	dev->set.queue_depth = 4;
 	dev->set.numa_node = NUMA_NO_NODE;
 	dev->set.flags = BLK_MQ_F_SHOULD_MERGE;
@@ -170,6 +183,12 @@ static struct mt_dev *mt_dev_create(struct kunit *test, enum mt_end end)
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	test->priv = dev;
 	return dev;
+}
+
+/* The same with one hardware queue. */
+static struct mt_dev *mt_dev_create(struct kunit *test, enum mt_end end)
+{
+	return mt_dev_create_queues(test, end, 1);
 }
 
 static void mt_end_io(struct bio *bio)
@@ -499,6 +518,84 @@ static struct kunit_suite blk_mq_end_test_suite = {
 	.test_cases = blk_mq_end_test_cases,
 };
 
-kunit_test_suite(blk_mq_end_test_suite);
+#ifdef CONFIG_HOTPLUG_CPU
+/* Is any tag of @hctx allocated? */
+static bool mt_hctx_holds_tags(struct blk_mq_hw_ctx *hctx)
+{
+	unsigned int tag;
+
+	for (tag = 0; tag < hctx->tags->nr_tags; tag++)
+		if (blk_mq_tag_in_use(hctx->tags, tag))
+			return true;
+	return false;
+}
+
+/*
+ * blk_mq_alloc_request_hctx() on the hardware queue whose only CPU is
+ * CPU 1: the request is on CPU 1's software context.  With CPU 1 offline
+ * the queue has no online CPU: the call fails with -EXDEV and holds no
+ * tag.  Back online, the queue serves the call again.
+ */
+static void mt_alloc_hctx_offline_test(struct kunit *test)
+{
+	struct blk_mq_hw_ctx *hctx = NULL, *h;
+	struct request_queue *q;
+	struct mt_dev *dev;
+	struct request *rq;
+	unsigned long i;
+	int err, online_err, idx = -1;
+
+	if (!cpu_online(0) || !cpu_online(1) || num_possible_cpus() != 2)
+		kunit_skip(test, "needs CPUs 0 and 1 online, no others possible");
+	dev = mt_dev_create_queues(test, MT_END_OK, 2);
+	q = dev->disk->queue;
+	queue_for_each_hw_ctx(q, h, i) {
+		if (cpumask_equal(h->cpumask, cpumask_of(1))) {
+			hctx = h;
+			idx = i;
+		}
+	}
+	KUNIT_ASSERT_GE_MSG(test, idx, 0, "no hardware queue of CPU 1 alone");
+
+	rq = blk_mq_alloc_request_hctx(q, REQ_OP_DRV_IN, BLK_MQ_REQ_NOWAIT, idx);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
+	KUNIT_EXPECT_PTR_EQ(test, rq->mq_hctx, hctx);
+	KUNIT_EXPECT_EQ(test, rq->mq_ctx->cpu, 1U);
+	blk_mq_free_request(rq);
+
+	KUNIT_ASSERT_EQ(test, remove_cpu(1), 0);
+	rq = blk_mq_alloc_request_hctx(q, REQ_OP_DRV_IN, BLK_MQ_REQ_NOWAIT, idx);
+	err = PTR_ERR_OR_ZERO(rq);
+	if (!err)
+		blk_mq_free_request(rq);
+	KUNIT_EXPECT_TRUE(test, test_bit(BLK_MQ_S_INACTIVE, &hctx->state));
+	online_err = add_cpu(1);
+	KUNIT_EXPECT_EQ(test, err, -EXDEV);
+	KUNIT_EXPECT_FALSE(test, mt_hctx_holds_tags(hctx));
+	KUNIT_ASSERT_EQ(test, online_err, 0);
+
+	KUNIT_EXPECT_FALSE(test, test_bit(BLK_MQ_S_INACTIVE, &hctx->state));
+	rq = blk_mq_alloc_request_hctx(q, REQ_OP_DRV_IN, BLK_MQ_REQ_NOWAIT, idx);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
+	KUNIT_EXPECT_EQ(test, rq->mq_ctx->cpu, 1U);
+	blk_mq_free_request(rq);
+}
+#endif /* CONFIG_HOTPLUG_CPU */
+
+static struct kunit_case blk_mq_alloc_test_cases[] = {
+#ifdef CONFIG_HOTPLUG_CPU
+	KUNIT_CASE(mt_alloc_hctx_offline_test),
+#endif
+	{}
+};
+
+/* How the engine hands out requests outside the bio path. */
+static struct kunit_suite blk_mq_alloc_test_suite = {
+	.name = "blk-mq-alloc",
+	.exit = mt_exit,
+	.test_cases = blk_mq_alloc_test_cases,
+};
+
+kunit_test_suites(&blk_mq_end_test_suite, &blk_mq_alloc_test_suite);
 
 MODULE_LICENSE("GPL");

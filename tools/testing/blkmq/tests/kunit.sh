@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The series' KUnit suites ran at boot (built in with the debug config):
-# the tag allocator and CPU map, how the engine ends a request, and the
-# request_fn flush sequences and request merges.  Report each of their test cases from
-# debugfs as one KTAP line here, then one line per suite for the suite's
-# own verdict.  A case KUnit skipped did not run: it fails here, since
-# the debug config builds everything each case needs.
+# the tag allocator and CPU map, how the engine ends a request and takes
+# one on a given hardware queue, and the request_fn flush sequences and
+# request merges.  Report each of their test cases from debugfs as one
+# KTAP line here, then one line per suite for the suite's own verdict.
+# A case KUnit skipped did not run: it fails here, since the debug config
+# builds everything each case needs.
 #
 # KUnit keeps 512 bytes of log per case, and a case's result line is the
 # last thing in its log, so a case that failed with long messages can
@@ -14,7 +15,7 @@
 # suite's verdict against them.
 . /blkmq/guest/lib.sh
 
-SUITES="blk-mq-tag blk-mq-end blk-legacy-flush blk-legacy-merge"
+SUITES="blk-mq-tag blk-mq-end blk-mq-alloc blk-legacy-flush blk-legacy-merge"
 
 # One "SUITE ok|not ok N - CASE" line per test case (the indented lines;
 # the suite's own result line is not indented), then "SUITE suite CASES

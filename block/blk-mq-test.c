@@ -26,7 +26,6 @@
 #include <linux/part_stat.h>
 
 #include "blk-mq.h"
-#include "blk-mq-tag.h"
 
 #define MT_SECTOR	8
 #define MT_MAX_BIOS	2
@@ -519,17 +518,6 @@ static struct kunit_suite blk_mq_end_test_suite = {
 };
 
 #ifdef CONFIG_HOTPLUG_CPU
-/* Is any tag of @hctx allocated? */
-static bool mt_hctx_holds_tags(struct blk_mq_hw_ctx *hctx)
-{
-	unsigned int tag;
-
-	for (tag = 0; tag < hctx->tags->nr_tags; tag++)
-		if (blk_mq_tag_in_use(hctx->tags, tag))
-			return true;
-	return false;
-}
-
 /*
  * blk_mq_alloc_request_hctx() on the hardware queue whose only CPU is
  * CPU 1: the request is on CPU 1's software context.  With CPU 1 offline
@@ -571,7 +559,7 @@ static void mt_alloc_hctx_offline_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, test_bit(BLK_MQ_S_INACTIVE, &hctx->state));
 	online_err = add_cpu(1);
 	KUNIT_EXPECT_EQ(test, err, -EXDEV);
-	KUNIT_EXPECT_FALSE(test, mt_hctx_holds_tags(hctx));
+	KUNIT_EXPECT_FALSE(test, blk_mq_hctx_holds_tags(hctx));
 	KUNIT_ASSERT_EQ(test, online_err, 0);
 
 	KUNIT_EXPECT_FALSE(test, test_bit(BLK_MQ_S_INACTIVE, &hctx->state));

@@ -228,6 +228,20 @@ static void blk_mq_rq_no_data(struct request *rq)
 }
 
 /*
+ * Called with a tag of @hctx just taken: is @hctx being drained because its
+ * last CPU goes offline?  Then the tag must go back.
+ */
+static __always_inline bool blk_mq_tag_on_inactive(struct blk_mq_hw_ctx *hctx)
+{
+	/*
+	 * Pairs with the barrier in blk_mq_hctx_drain(): either the drain
+	 * sees our tag and waits for its request, or we see the mark.
+	 */
+	smp_mb__after_atomic();
+	return test_bit(BLK_MQ_S_INACTIVE, &hctx->state);
+}
+
+/*
  * @tag was taken on @hctx while its last CPU goes offline: the hotplug
  * code is draining @hctx and moving us to another CPU.  Give the tag
  * back and take one on the context of the CPU we run on after a short
@@ -250,9 +264,7 @@ blk_mq_get_request_moved(struct request_queue *q, struct blk_mq_hw_ctx *hctx,
 				     false);
 		if (tag == BLK_MQ_NO_TAG)
 			return NULL;
-		/* as in blk_mq_get_request() */
-		smp_mb__after_atomic();
-	} while (test_bit(BLK_MQ_S_INACTIVE, &hctx->state));
+	} while (blk_mq_tag_on_inactive(hctx));
 
 	return blk_mq_rq_setup(q, ctx, hctx, tag, opf, flags);
 }
@@ -275,13 +287,8 @@ blk_mq_get_request(struct request_queue *q, struct blk_mq_ctx *ctx,
 	if (tag == BLK_MQ_NO_TAG)
 		return NULL;
 
-	/*
-	 * Pairs with the barrier in blk_mq_hctx_drain(): either it sees our
-	 * tag and waits for the request, or we see that the last CPU of
-	 * @hctx is going offline and take a tag elsewhere.
-	 */
-	smp_mb__after_atomic();
-	if (unlikely(test_bit(BLK_MQ_S_INACTIVE, &hctx->state)))
+	/* @hctx's last CPU is going offline: take a tag elsewhere */
+	if (unlikely(blk_mq_tag_on_inactive(hctx)))
 		return blk_mq_get_request_moved(q, hctx, tag, opf, flags);
 
 	/*
@@ -361,9 +368,8 @@ struct request *blk_mq_alloc_request_hctx(struct request_queue *q,
 	 * -EXDEV tells the caller (an nvme-fabrics connect) to skip it.
 	 */
 	hctx = xa_load(&q->hctx_table, hctx_idx);
-	cpu = nr_cpu_ids;
-	if (hctx && hctx->nr_ctx)
-		cpu = cpumask_first_and(hctx->cpumask, cpu_online_mask);
+	cpu = hctx ? cpumask_first_and(hctx->cpumask, cpu_online_mask) :
+		     nr_cpu_ids;
 	if (cpu >= nr_cpu_ids) {
 		ret = -EXDEV;
 		goto out_exit;
@@ -373,13 +379,8 @@ struct request *blk_mq_alloc_request_hctx(struct request_queue *q,
 		ret = -EWOULDBLOCK;
 		goto out_exit;
 	}
-	/*
-	 * As in blk_mq_get_request(): if the queue's last CPU went offline
-	 * since the look above, either the drain waits for this tag or we
-	 * see the mark and give the tag back.
-	 */
-	smp_mb__after_atomic();
-	if (unlikely(test_bit(BLK_MQ_S_INACTIVE, &hctx->state))) {
+	/* the queue's last CPU went offline since the look above */
+	if (unlikely(blk_mq_tag_on_inactive(hctx))) {
 		blk_mq_put_tag(hctx->tags, tag);
 		ret = -EXDEV;
 		goto out_exit;
@@ -1923,7 +1924,7 @@ void blk_mq_cancel_work_sync(struct request_queue *q)
  */
 
 /* Does a request of @hctx hold a tag?  Tags may be shared with others. */
-static bool blk_mq_hctx_holds_tags(struct blk_mq_hw_ctx *hctx)
+bool blk_mq_hctx_holds_tags(struct blk_mq_hw_ctx *hctx)
 {
 	struct blk_mq_tags *tags = hctx->tags;
 	unsigned int tag;
@@ -1956,8 +1957,8 @@ static int blk_mq_hctx_drain(unsigned int cpu, struct hlist_node *node)
 
 	set_bit(BLK_MQ_S_INACTIVE, &hctx->state);
 	/*
-	 * Pairs with the barrier in blk_mq_get_request(): a tag taken before
-	 * that request saw the bit is seen by blk_mq_hctx_holds_tags().
+	 * Pairs with the barrier in blk_mq_tag_on_inactive(): a tag taken
+	 * before its taker saw the bit is seen by blk_mq_hctx_holds_tags().
 	 */
 	smp_mb__after_atomic();
 

@@ -56,6 +56,7 @@ void blk_mq_add_to_requeue_list(struct request *rq, bool at_head,
 void blk_mq_request_bypass_insert(struct request *rq, bool at_head,
 				  bool run_queue);
 void blk_mq_cancel_work_sync(struct request_queue *q);
+bool blk_mq_hctx_holds_tags(struct blk_mq_hw_ctx *hctx);
 #else
 /*
  * The block core calls these outside a queue_is_mq() test.  Without the

@@ -146,7 +146,9 @@ static struct request *lq_get_request(struct lq_queue *lq, struct bio *bio,
 		rq->cmd_flags |= REQ_FAILFAST_MASK;
 	blk_rq_bio_prep(rq, bio, nr_segs);
 
-	blk_mq_account_start(rq);
+	/* blk_rq_init() took the start time */
+	if (blk_queue_io_stat(q))
+		__blk_mq_account_start(rq);
 	if (rq->rq_flags & RQF_IO_STAT) {
 		part_stat_lock();
 		part_stat_local_inc(rq->part, in_flight[op_is_write(req_op(rq))]);

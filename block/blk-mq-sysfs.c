@@ -121,9 +121,10 @@ static ssize_t hctx_busy_show(struct blk_mq_hw_ctx *hctx, char *page)
 
 /*
  * The requests the driver holds on this hardware context, one line each:
- * tag, operation, start sector + sectors, and age.  A debugging aid for
- * hung I/O; the requests are preallocated, so reading one that completes
- * meanwhile gives a stale line, never a bad access.
+ * tag, operation, start sector + sectors, and age ("-" on a queue that
+ * keeps no statistics: its requests have no start time).  A debugging aid
+ * for hung I/O; the requests are preallocated, so reading one that
+ * completes meanwhile gives a stale line, never a bad access.
  */
 static ssize_t hctx_in_flight_show(struct blk_mq_hw_ctx *hctx, char *page)
 {
@@ -134,15 +135,21 @@ static ssize_t hctx_in_flight_show(struct blk_mq_hw_ctx *hctx, char *page)
 
 	for (tag = 0; tag < tags->nr_tags && len < PAGE_SIZE - 80; tag++) {
 		struct request *rq = READ_ONCE(tags->rqs[tag]);
+		u64 start;
 
 		if (!rq || READ_ONCE(rq->mq_hctx) != hctx ||
 		    blk_mq_rq_state(rq) != MQ_RQ_IN_FLIGHT)
 			continue;
-		len += sysfs_emit_at(page, len, "%u %s %llu+%u %llums\n", tag,
+		len += sysfs_emit_at(page, len, "%u %s %llu+%u ", tag,
 				     blk_op_str(req_op(rq)), blk_rq_pos(rq),
-				     blk_rq_sectors(rq),
-				     div_u64(now - rq->start_time_ns,
-					     NSEC_PER_MSEC));
+				     blk_rq_sectors(rq));
+		start = READ_ONCE(rq->start_time_ns);
+		if (start)
+			len += sysfs_emit_at(page, len, "%llums\n",
+					     div_u64(now - start,
+						     NSEC_PER_MSEC));
+		else
+			len += sysfs_emit_at(page, len, "-\n");
 	}
 	return len;
 }

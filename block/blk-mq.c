@@ -200,7 +200,7 @@ blk_mq_rq_setup(struct request_queue *q, struct blk_mq_ctx *ctx,
 	rq->timeout = 0;
 	INIT_LIST_HEAD(&rq->queuelist);
 	rq->part = NULL;
-	rq->start_time_ns = ktime_get_ns();
+	rq->start_time_ns = 0;		/* blk_mq_account_start() sets it */
 	rq->io_start_time_ns = 0;
 	rq->stats_sectors = 0;
 #ifdef CONFIG_BLK_DEV_INTEGRITY

@@ -55,14 +55,14 @@ static inline void blk_mq_io_ticks(struct block_device *part,
 }
 
 /*
- * A request with data is on its way: count it in its partition from now
- * on.  RQF_IO_STAT is set here only, together with rq->part, and only
- * for a request that moves data, so the two below need test nothing
- * else.
+ * Count @rq, whose start time is set, in its partition from now on if it
+ * moves data; the caller has seen that the queue keeps statistics.
+ * RQF_IO_STAT is set here only, together with rq->part, and only for a
+ * request that moves data, so the two below need test nothing else.
  */
-static inline void blk_mq_account_start(struct request *rq)
+static inline void __blk_mq_account_start(struct request *rq)
 {
-	if (!blk_queue_io_stat(rq->q) || blk_rq_is_passthrough(rq) || !rq->bio)
+	if (blk_rq_is_passthrough(rq) || !rq->bio)
 		return;
 
 	rq->rq_flags |= RQF_IO_STAT;
@@ -71,6 +71,20 @@ static inline void blk_mq_account_start(struct request *rq)
 	part_stat_lock();
 	blk_mq_io_ticks(rq->part, jiffies, false);
 	part_stat_unlock();
+}
+
+/*
+ * A request is on its way.  On a queue that keeps statistics, take its
+ * start time, which they and sysfs in_flight measure its age from, and
+ * count it.  A queue without them reads no clock for it: the clock is a
+ * good part of what the statistics cost.
+ */
+static inline void blk_mq_account_start(struct request *rq)
+{
+	if (!blk_queue_io_stat(rq->q))
+		return;
+	rq->start_time_ns = ktime_get_ns();
+	__blk_mq_account_start(rq);
 }
 
 /* @bytes of @rq are done (blk_update_request()). */

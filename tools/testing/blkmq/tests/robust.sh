@@ -14,13 +14,14 @@ MODES=$(nullb_modes)
 nmodes=$(echo $MODES | wc -w)
 # per mode: 3 bad I/O, 2 teardown, 1 load cycles, 1 hotplug fio, 1 hotplug
 # counters; per queue with sysfs knobs: 4 bad writes, 1 nr_requests fio;
-# plus 2 for the hung-I/O bound, and 4 for the drain at CPU offline in mq
-# mode
+# plus 2 for the hung-I/O bound, and in mq mode 4 for the drain at CPU
+# offline and 2 for a queue without statistics
 nsysfs=0
 for m in $MODES; do [ $m != 0 ] && nsysfs=$((nsysfs + 1)); done
 ndrain=0
 case " $(echo $MODES) " in *" 2 "*) ndrain=4 ;; esac
-ktap_header $((nmodes * 8 + nsysfs * 5 + 2 + ndrain))
+nstats=$((ndrain / 2))
+ktap_header $((nmodes * 8 + nsysfs * 5 + 2 + ndrain + nstats))
 diag "modes: $MODES; cpus online: $(cat /sys/devices/system/cpu/online)"
 modprobe -r null_blk 2>/dev/null
 
@@ -298,6 +299,53 @@ if nullb_load queue_mode=2 irqmode=2 completion_nsec=5000000000 gb=1; then
 else
 	ktap_result 1 "a read past its bound is caught" "load failed"
 	ktap_result 1 "the slow request then completes" "load failed"
+fi
+
+# --- iostats 0: a request takes no start time and moves no statistic ---
+# Reads complete 3 s after they are issued.  With the statistics off the
+# held read has no age in in_flight and the read counter stays; turned on
+# again, a read is counted with its 3 s (were its start time missing, the
+# time would be the whole uptime).
+if [ $nstats != 0 ] &&
+   nullb_load queue_mode=2 irqmode=2 completion_nsec=3000000000 gb=1; then
+	echo 0 >/sys/block/nullb0/queue/iostats
+	r0=$(diskstat nullb0 1)
+	dd if=/dev/nullb0 of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null &
+	reader=$!
+	held=""
+	i=0
+	while [ -z "$held" ] && [ $i -lt 25 ]; do
+		sleep 0.1
+		held=$(cat /sys/block/nullb0/mq/*/in_flight)
+		i=$((i + 1))
+	done
+	wait $reader
+	rc=$?
+	r1=$(diskstat nullb0 1)
+	why=""
+	echo "$held" | grep -qx '[0-9]* READ 0+8 -' ||
+		why="in_flight '$held'"
+	[ $rc = 0 ] || why="${why:+$why, }dd exit $rc"
+	[ "$r1" = "$r0" ] || why="${why:+$why, }reads +$((r1 - r0))"
+	ktap_result $([ -z "$why" ]; echo $?) \
+		"mq, iostats 0: a held read has no age, no read is counted" \
+		"${why:-in_flight '$held', reads +0}"
+
+	echo 1 >/sys/block/nullb0/queue/iostats
+	t0=$(diskstat nullb0 4)
+	dd if=/dev/nullb0 of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
+	rc=$?
+	r2=$(diskstat nullb0 1)
+	t1=$(diskstat nullb0 4)
+	ms=$((t1 - t0))
+	ktap_result $([ $rc = 0 ] && [ $((r2 - r1)) = 1 ] &&
+		[ $ms -ge 2900 ] && [ $ms -lt 60000 ]; echo $?) \
+		"mq, iostats 1 again: the next read is counted with its 3 s" \
+		"dd exit $rc, reads +$((r2 - r1)), read ms +$ms"
+	nullb_unload
+elif [ $nstats != 0 ]; then
+	ktap_result 1 "mq, iostats 0: a held read has no age" "load failed"
+	ktap_result 1 "mq, iostats 1 again: the next read is counted" "load failed"
 fi
 
 ktap_done

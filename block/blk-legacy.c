@@ -269,9 +269,11 @@ static void lq_run_work(struct work_struct *work)
 {
 	struct lq_queue *lq = container_of(work, struct lq_queue, run_work);
 
+	local_bh_disable();	/* see blk_queue_bio() */
 	spin_lock_irq(lq->lock);
 	__blk_run_queue(lq->q);
 	spin_unlock_irq(lq->lock);
+	local_bh_enable();
 }
 
 /**
@@ -824,17 +826,22 @@ static void lq_plug_flush(struct lq_queue *lq, struct list_head *list,
 
 	list_sort(NULL, list, lq_plug_cmp);
 
+	if (!from_schedule)
+		local_bh_disable();	/* see blk_queue_bio() */
 	spin_lock_irq(lq->lock);
 	list_for_each_entry_safe(rq, next, list, queuelist) {
 		list_del_init(&rq->queuelist);
 		lq_add_request(lq, rq);
 	}
 	/* the task is about to sleep: don't make it run the driver */
-	if (from_schedule)
+	if (from_schedule) {
 		blk_run_queue_async(lq->q);
-	else
-		__blk_run_queue(lq->q);
+		spin_unlock_irq(lq->lock);
+		return;
+	}
+	__blk_run_queue(lq->q);
 	spin_unlock_irq(lq->lock);
+	local_bh_enable();
 }
 
 static void lq_unplug(struct blk_plug_cb *cb, bool from_schedule)
@@ -958,10 +965,19 @@ void blk_queue_bio(struct bio *bio)
 		return;
 	}
 
+	/*
+	 * Bottom halves off around the run: what the driver completes from
+	 * request_fn with blk_complete_request() then ends in the softirq
+	 * that local_bh_enable() runs here, right after the lock is
+	 * dropped.  A softirq raised from a task with them on wakes
+	 * ksoftirqd instead, two context switches per request.
+	 */
+	local_bh_disable();
 	spin_lock_irq(lq->lock);
 	lq_add_request(lq, rq);
 	__blk_run_queue(q);
 	spin_unlock_irq(lq->lock);
+	local_bh_enable();
 	return;
 
 merged:

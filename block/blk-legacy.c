@@ -265,15 +265,34 @@ void blk_run_queue_async(struct request_queue *q)
 }
 EXPORT_SYMBOL(blk_run_queue_async);
 
+/*
+ * Lock @lq to run request_fn from a task, with bottom halves off: what the
+ * driver completes from request_fn with blk_complete_request() then ends
+ * in the softirq that local_bh_enable() runs in lq_unlock_after_run(),
+ * right after the lock is dropped.  A softirq raised from a task with them
+ * on wakes ksoftirqd instead, two context switches per request.
+ */
+static void lq_lock_to_run(struct lq_queue *lq)
+	__acquires(lq->lock)
+{
+	local_bh_disable();
+	spin_lock_irq(lq->lock);
+}
+
+static void lq_unlock_after_run(struct lq_queue *lq)
+	__releases(lq->lock)
+{
+	spin_unlock_irq(lq->lock);
+	local_bh_enable();
+}
+
 static void lq_run_work(struct work_struct *work)
 {
 	struct lq_queue *lq = container_of(work, struct lq_queue, run_work);
 
-	local_bh_disable();	/* see blk_queue_bio() */
-	spin_lock_irq(lq->lock);
+	lq_lock_to_run(lq);
 	__blk_run_queue(lq->q);
-	spin_unlock_irq(lq->lock);
-	local_bh_enable();
+	lq_unlock_after_run(lq);
 }
 
 /**
@@ -827,7 +846,7 @@ static void lq_plug_flush(struct lq_queue *lq, struct list_head *list,
 	list_sort(NULL, list, lq_plug_cmp);
 
 	if (!from_schedule)
-		local_bh_disable();	/* see blk_queue_bio() */
+		local_bh_disable();	/* see lq_lock_to_run() */
 	spin_lock_irq(lq->lock);
 	list_for_each_entry_safe(rq, next, list, queuelist) {
 		list_del_init(&rq->queuelist);
@@ -965,19 +984,10 @@ void blk_queue_bio(struct bio *bio)
 		return;
 	}
 
-	/*
-	 * Bottom halves off around the run: what the driver completes from
-	 * request_fn with blk_complete_request() then ends in the softirq
-	 * that local_bh_enable() runs here, right after the lock is
-	 * dropped.  A softirq raised from a task with them on wakes
-	 * ksoftirqd instead, two context switches per request.
-	 */
-	local_bh_disable();
-	spin_lock_irq(lq->lock);
+	lq_lock_to_run(lq);
 	lq_add_request(lq, rq);
 	__blk_run_queue(q);
-	spin_unlock_irq(lq->lock);
-	local_bh_enable();
+	lq_unlock_after_run(lq);
 	return;
 
 merged:

@@ -237,6 +237,12 @@ EXPORT_SYMBOL(__blk_run_queue);
  * blk_run_queue - run a request_fn queue
  * @q: the queue
  *
+ * It leaves bottom halves as it finds them.  A driver that calls it from
+ * a task and completes requests from request_fn with
+ * blk_complete_request() should turn them off around the call, as the
+ * block layer's own runs do (see lq_lock_to_run()), or every completion
+ * wakes ksoftirqd.
+ *
  * Context: any; takes the queue lock.
  */
 void blk_run_queue(struct request_queue *q)

@@ -123,8 +123,7 @@ static ssize_t hctx_busy_show(struct blk_mq_hw_ctx *hctx, char *page)
  * The requests the driver holds on this hardware context, one line each:
  * tag, operation, start sector + sectors, and age ("-" on a queue that
  * keeps no statistics: its requests have no start time).  A debugging aid
- * for hung I/O; the requests are preallocated, so reading one that
- * completes meanwhile gives a stale line, never a bad access.
+ * for hung I/O; each request is held while its line is written.
  */
 static ssize_t hctx_in_flight_show(struct blk_mq_hw_ctx *hctx, char *page)
 {
@@ -134,12 +133,16 @@ static ssize_t hctx_in_flight_show(struct blk_mq_hw_ctx *hctx, char *page)
 	int len = 0;
 
 	for (tag = 0; tag < tags->nr_tags && len < PAGE_SIZE - 80; tag++) {
-		struct request *rq = READ_ONCE(tags->rqs[tag]);
+		struct request *rq = blk_mq_tag_get_rq(tags, tag);
 		u64 start;
 
-		if (!rq || READ_ONCE(rq->mq_hctx) != hctx ||
-		    blk_mq_rq_state(rq) != MQ_RQ_IN_FLIGHT)
+		if (!rq)
 			continue;
+		if (rq->mq_hctx != hctx ||
+		    blk_mq_rq_state(rq) != MQ_RQ_IN_FLIGHT) {
+			blk_mq_put_rq_ref(rq);
+			continue;
+		}
 		len += sysfs_emit_at(page, len, "%u %s %llu+%u ", tag,
 				     blk_op_str(req_op(rq)), blk_rq_pos(rq),
 				     blk_rq_sectors(rq));
@@ -150,6 +153,7 @@ static ssize_t hctx_in_flight_show(struct blk_mq_hw_ctx *hctx, char *page)
 						     NSEC_PER_MSEC));
 		else
 			len += sysfs_emit_at(page, len, "-\n");
+		blk_mq_put_rq_ref(rq);
 	}
 	return len;
 }

@@ -315,6 +315,7 @@ struct blk_mq_tags *blk_mq_init_tags(unsigned int nr_tags,
 
 	tags->nr_tags = nr_tags;
 	tags->nr_reserved_tags = reserved_tags;
+	spin_lock_init(&tags->lock);
 	if (blk_mq_tag_map_init(&tags->reserved, reserved_tags, node))
 		goto free_tags;
 	if (blk_mq_tag_map_init(&tags->normal, nr_tags - reserved_tags, node))

@@ -69,9 +69,44 @@ struct blk_mq_inflight {
 	unsigned int count[2];
 };
 
+/**
+ * blk_mq_tag_get_rq - the allocated request behind a tag, held
+ * @tags: the tags
+ * @tag: the tag
+ *
+ * For a tag iterator: the request the driver was last given with @tag,
+ * with a reference that keeps it from being freed and reused, or NULL
+ * if it is free.  Drop the reference with blk_mq_put_rq_ref().
+ *
+ * Return: the request, or NULL.
+ */
+struct request *blk_mq_tag_get_rq(struct blk_mq_tags *tags, unsigned int tag)
+{
+	struct request *rq = READ_ONCE(tags->rqs[tag]);
+	unsigned long flags;
+
+	if (!rq)
+		return NULL;
+	/* the tag's own request lives as long as the tags do */
+	if (rq == tags->static_rqs[tag])
+		return req_ref_inc_not_zero(rq) ? rq : NULL;
+
+	/*
+	 * A flush request that borrowed the tag, maybe of another queue on
+	 * the set: blk_mq_exit_hctx() cannot forget and free it while we
+	 * hold the lock.  One that gave the tag back has another or none.
+	 */
+	spin_lock_irqsave(&tags->lock, flags);
+	rq = READ_ONCE(tags->rqs[tag]);
+	if (rq && (rq->tag != tag || !req_ref_inc_not_zero(rq)))
+		rq = NULL;
+	spin_unlock_irqrestore(&tags->lock, flags);
+	return rq;
+}
+
 /*
- * Call @fn for each request the driver was given on @q's tags.  A drained
- * queue (usage counter at zero) has none, and is skipped: after
+ * Call @fn for each allocated request of @q on its tags, holding it.  A
+ * drained queue (usage counter at zero) has none, and is skipped: after
  * del_gendisk() its driver may free the tags while /proc/diskstats still
  * walks the disk.
  */
@@ -94,9 +129,14 @@ static void blk_mq_queue_tag_iter(struct request_queue *q,
 			continue;
 		last = tags;
 		for (tag = 0; tag < tags->nr_tags; tag++) {
-			struct request *rq = READ_ONCE(tags->rqs[tag]);
+			struct request *rq = blk_mq_tag_get_rq(tags, tag);
+			bool more;
 
-			if (rq && READ_ONCE(rq->q) == q && !fn(rq, data))
+			if (!rq)
+				continue;
+			more = rq->q != q || fn(rq, data);
+			blk_mq_put_rq_ref(rq);
+			if (!more)
 				goto out;
 		}
 	}
@@ -411,7 +451,7 @@ static __always_inline void __blk_mq_free_request(struct request *rq)
  * Drop a reference taken by an iterator.  The flush request's references
  * belong to blk-flush.c: its ->end_io drops them.
  */
-static void blk_mq_put_rq_ref(struct request *rq)
+void blk_mq_put_rq_ref(struct request *rq)
 {
 	if (is_flush_rq(rq))
 		rq->end_io(rq, 0);
@@ -1768,11 +1808,10 @@ void blk_mq_tagset_busy_iter(struct blk_mq_tag_set *set,
 		if (!tags || (i && tags == set->tags[i - 1]))
 			continue;
 		for (tag = 0; tag < tags->nr_tags; tag++) {
-			struct request *rq = READ_ONCE(tags->rqs[tag]);
+			struct request *rq = blk_mq_tag_get_rq(tags, tag);
 			bool more = true;
 
-			if (!rq || !blk_mq_request_started(rq) ||
-			    !req_ref_inc_not_zero(rq))
+			if (!rq)
 				continue;
 			if (blk_mq_request_started(rq))
 				more = fn(rq, priv);
@@ -2407,15 +2446,20 @@ static void blk_mq_exit_hctx(struct request_queue *q,
 			     struct blk_mq_hw_ctx *hctx, unsigned int idx)
 {
 	struct request *flush_rq = hctx->fq->flush_rq;
+	struct blk_mq_tags *tags = hctx->tags;
+	unsigned long flags;
 	unsigned int tag;
 
 	/*
 	 * The flush request goes away with the queue but the tags stay with
 	 * the set: forget any tag it borrowed, so tag iterators of other
-	 * queues on the set never see it.
+	 * queues on the set never see it, and wait out an iterator that
+	 * loaded it under tags->lock (blk_mq_tag_get_rq()).
 	 */
-	for (tag = 0; tag < hctx->tags->nr_tags; tag++)
-		cmpxchg(&hctx->tags->rqs[tag], flush_rq, NULL);
+	for (tag = 0; tag < tags->nr_tags; tag++)
+		cmpxchg(&tags->rqs[tag], flush_rq, NULL);
+	spin_lock_irqsave(&tags->lock, flags);
+	spin_unlock_irqrestore(&tags->lock, flags);
 
 	if (!(hctx->flags & BLK_MQ_F_STACKING))
 		cpuhp_state_remove_instance_nocalls(CPUHP_AP_BLK_MQ_ONLINE,

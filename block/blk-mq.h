@@ -57,6 +57,8 @@ void blk_mq_request_bypass_insert(struct request *rq, bool at_head,
 				  bool run_queue);
 void blk_mq_cancel_work_sync(struct request_queue *q);
 bool blk_mq_hctx_holds_tags(struct blk_mq_hw_ctx *hctx);
+struct request *blk_mq_tag_get_rq(struct blk_mq_tags *tags, unsigned int tag);
+void blk_mq_put_rq_ref(struct request *rq);
 #else
 /*
  * The block core calls these outside a queue_is_mq() test.  Without the

@@ -642,6 +642,11 @@ struct blk_mq_tags {
 	 * static one, but a flush request borrows its data request's tag
 	 */
 	struct request **rqs;
+	/*
+	 * held by a tag iterator from its load of rqs[] to its reference,
+	 * and once by blk_mq_exit_hctx() after it forgets its flush request
+	 */
+	spinlock_t lock;
 
 	/* memory behind static_rqs */
 	void *rq_mem;

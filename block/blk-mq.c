@@ -829,10 +829,14 @@ static void blk_mq_rq_timed_out(struct request *rq)
 }
 
 struct blk_mq_expiry {
-	unsigned long next;
+	unsigned long start;	/* jiffies when the scan began */
+	unsigned long next;	/* the earliest deadline still to come */
 	bool have_next;
+	bool expired;		/* a request is due */
+	bool handle;		/* hand due requests to ->timeout() */
 };
 
+/* Called by the tag iterator, which holds @rq. */
 static bool blk_mq_check_expired(struct request *rq, void *data)
 {
 	struct blk_mq_expiry *exp = data;
@@ -842,7 +846,7 @@ static bool blk_mq_check_expired(struct request *rq, void *data)
 	if (smp_load_acquire(&rq->state) != MQ_RQ_IN_FLIGHT)
 		return true;
 	deadline = READ_ONCE(rq->deadline);
-	if (time_before(jiffies, deadline)) {
+	if (time_before(exp->start, deadline)) {
 		if (!exp->have_next || time_before(deadline, exp->next))
 			exp->next = deadline;
 		exp->have_next = true;
@@ -850,17 +854,9 @@ static bool blk_mq_check_expired(struct request *rq, void *data)
 	}
 	if (rq->rq_flags & RQF_TIMED_OUT)
 		return true;
-
-	/*
-	 * Hold a reference so the request is not freed and reused under
-	 * us, then check again: it may have completed meanwhile.
-	 */
-	if (!req_ref_inc_not_zero(rq))
-		return true;
-	if (blk_mq_rq_state(rq) == MQ_RQ_IN_FLIGHT &&
-	    time_after_eq(jiffies, READ_ONCE(rq->deadline)))
+	exp->expired = true;
+	if (exp->handle)
 		blk_mq_rq_timed_out(rq);
-	blk_mq_put_rq_ref(rq);
 	return true;
 }
 
@@ -869,10 +865,24 @@ static void blk_mq_timeout_work(struct work_struct *work)
 {
 	struct request_queue *q =
 		container_of(work, struct request_queue, timeout_work);
-	struct blk_mq_expiry exp = { };
+	struct blk_mq_expiry exp = { .start = jiffies };
 
 	/* a queue being torn down has no requests: the walk finds none */
 	blk_mq_queue_tag_iter(q, blk_mq_check_expired, &exp);
+	if (exp.expired) {
+		/*
+		 * The driver starts a request inside ->queue_rq(): one that
+		 * looks due may still be in a ->queue_rq() that was held up,
+		 * a preempted vCPU, say, and ->timeout() must not have it
+		 * yet.  Let the dispatches under way end: they run under RCU,
+		 * or SRCU (blk_mq_dispatch_begin()).  A request started since
+		 * has its deadline after exp.start.
+		 */
+		blk_mq_wait_quiesce_done(q);
+		exp.handle = true;
+		exp.have_next = false;
+		blk_mq_queue_tag_iter(q, blk_mq_check_expired, &exp);
+	}
 	if (exp.have_next)
 		mod_timer(&q->timeout, blk_rq_timeout(round_jiffies_up(exp.next)));
 }

@@ -1576,25 +1576,26 @@ void blk_mq_submit_bio(struct bio *bio)
 	blk_status_t sts;
 
 	bio = blk_queue_bounce(bio, q);
+	/*
+	 * Enter first: the limits the split checks may change while the
+	 * queue is frozen, and a bio that waited for the freeze to end must
+	 * be split by the new ones.
+	 */
+	if (unlikely(bio_queue_enter(bio)))
+		return;
 	if (bio_may_exceed_limits(bio, &q->limits)) {
 		bio = __bio_split_to_limits(bio, &q->limits, &nr_segs);
 		if (!bio)
-			return;
+			goto exit_queue;
 	}
-
 	if (!bio_integrity_prep(bio))
-		return;
-
-	if (unlikely(bio_queue_enter(bio)))
-		return;
+		goto exit_queue;
 
 	/* the contexts of the CPU we run on, for the merge and the tag */
 	ctx = blk_mq_get_ctx(q);
 	hctx = blk_mq_map_queue(q, bio->bi_opf, ctx);
-	if (blk_mq_bio_merge(q, plug, ctx, hctx, bio, nr_segs)) {
-		blk_queue_exit(q);
-		return;
-	}
+	if (blk_mq_bio_merge(q, plug, ctx, hctx, bio, nr_segs))
+		goto exit_queue;
 
 	if (q->rq_qos) {
 		/* throttling may sleep, and we may wake up on another CPU */
@@ -1608,8 +1609,7 @@ void blk_mq_submit_bio(struct bio *bio)
 	if (unlikely(!rq)) {
 		rq_qos_cleanup(q, bio);
 		bio_wouldblock_error(bio);
-		blk_queue_exit(q);
-		return;
+		goto exit_queue;
 	}
 
 	rq_qos_track(q, rq, bio);
@@ -1635,6 +1635,10 @@ void blk_mq_submit_bio(struct bio *bio)
 	}
 
 	blk_mq_issue_new(rq->mq_hctx, rq);
+	return;
+
+exit_queue:
+	blk_queue_exit(q);
 }
 
 /**

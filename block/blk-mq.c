@@ -996,9 +996,10 @@ static void blk_mq_dispatch_busy(struct blk_mq_hw_ctx *hctx,
 
 	/*
 	 * BLK_STS_RESOURCE: the driver may be short of something that no
-	 * completion of ours will give back.  BLK_STS_DEV_RESOURCE: a
-	 * completion will, but only if there is one in flight.  Otherwise
-	 * retry after a while.
+	 * completion of ours will give back.  BLK_STS_DEV_RESOURCE, and
+	 * BLK_STS_ZONE_RESOURCE (a zoned disk's zone is locked by a request
+	 * in flight): a completion will, but only if there is one in flight.
+	 * Otherwise retry after a while.
 	 */
 	if (ret == BLK_STS_RESOURCE || !atomic_read(&hctx->nr_busy))
 		blk_mq_delay_run_hw_queue(hctx, BLK_MQ_BUSY_DELAY_MS);
@@ -1060,6 +1061,7 @@ static void blk_mq_issue_list(struct blk_mq_hw_ctx *hctx,
 			break;
 		case BLK_STS_RESOURCE:
 		case BLK_STS_DEV_RESOURCE:
+		case BLK_STS_ZONE_RESOURCE:
 			blk_mq_unstart_request(rq);
 			list_add(&rq->queuelist, list);
 			if (need_commit && q->mq_ops->commit_rqs)
@@ -1181,7 +1183,8 @@ static void blk_mq_issue_one(struct blk_mq_hw_ctx *hctx, struct request *rq)
 	ret = hctx->queue->mq_ops->queue_rq(hctx, &bd);
 	if (likely(ret == BLK_STS_OK)) {
 		hctx->dispatched++;
-	} else if (ret == BLK_STS_RESOURCE || ret == BLK_STS_DEV_RESOURCE) {
+	} else if (ret == BLK_STS_RESOURCE || ret == BLK_STS_DEV_RESOURCE ||
+		   ret == BLK_STS_ZONE_RESOURCE) {
 		LIST_HEAD(list);
 
 		blk_mq_unstart_request(rq);

@@ -240,6 +240,10 @@ blk_mq_rq_setup(struct request_queue *q, struct blk_mq_ctx *ctx,
 	rq->timeout = 0;
 	INIT_LIST_HEAD(&rq->queuelist);
 	rq->part = NULL;
+#ifdef CONFIG_BLK_RQ_ALLOC_TIME
+	/* iocost measures a request's wait from here */
+	rq->alloc_time_ns = blk_queue_rq_alloc_time(q) ? ktime_get_ns() : 0;
+#endif
 	rq->start_time_ns = 0;		/* blk_mq_account_start() sets it */
 	rq->io_start_time_ns = 0;
 	rq->stats_sectors = 0;

@@ -136,11 +136,14 @@ bool blk_update_request(struct request *rq, blk_status_t error,
 		rq->cmd_flags |= rq->bio->bi_opf & REQ_FAILFAST_MASK;
 	}
 
-	/* never leave less than the current segment */
-	if (!(rq->rq_flags & RQF_SPECIAL_PAYLOAD) &&
-	    blk_rq_bytes(rq) < blk_rq_cur_bytes(rq)) {
-		blk_dump_rq_flags(rq, "request botched");
-		rq->__data_len = blk_rq_cur_bytes(rq);
+	if (!(rq->rq_flags & RQF_SPECIAL_PAYLOAD)) {
+		/* never leave less than the current segment */
+		if (blk_rq_bytes(rq) < blk_rq_cur_bytes(rq)) {
+			blk_dump_rq_flags(rq, "request botched");
+			rq->__data_len = blk_rq_cur_bytes(rq);
+		}
+		/* a driver that maps the rest again sizes its table by this */
+		rq->nr_phys_segments = blk_recalc_rq_segments(rq);
 	}
 	return true;
 }

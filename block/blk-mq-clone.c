@@ -140,8 +140,9 @@ blk_status_t blk_insert_cloned_request(struct request *rq)
 
 	if (ret != BLK_STS_OK)
 		return ret;
-	if (blk_crypto_insert_cloned_request(rq) ||
-	    (disk && should_fail_request(disk->part0, blk_rq_bytes(rq))))
+	/* fault injection first: a failed clone must not hold a keyslot */
+	if ((disk && should_fail_request(disk->part0, blk_rq_bytes(rq))) ||
+	    blk_crypto_insert_cloned_request(rq))
 		return BLK_STS_IOERR;
 
 	blk_mq_account_start(rq);

@@ -729,8 +729,15 @@ void blk_complete_request(struct request *rq)
 		return;
 	if (WARN_ON_ONCE(!lq->softirq_done))
 		return;
+	/*
+	 * Once @rq is on the list, a tasklet run elsewhere may end it before
+	 * we schedule ours, and it may be the last request of a queue being
+	 * torn down: blk_cleanup_queue() waits for this section to end.
+	 */
+	rcu_read_lock();
 	if (llist_add(&rq->ipi_list, &lq->done))
 		tasklet_schedule(&lq->done_tasklet);
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL(blk_complete_request);
 
@@ -1238,6 +1245,8 @@ void blk_cleanup_queue(struct request_queue *q)
 	del_timer_sync(&q->timeout);
 	cancel_work_sync(&q->timeout_work);
 	cancel_work_sync(&lq->run_work);
+	/* a blk_complete_request() may still schedule the tasklet */
+	synchronize_rcu();
 	tasklet_kill(&lq->done_tasklet);
 	/* the last request freed may still hold the lock */
 	spin_lock_irq(lq->lock);

@@ -6,6 +6,7 @@
 #define INT_BLK_MQ_H
 
 #include <linux/blk-mq.h>
+#include "blk.h"
 #include "blk-stat.h"
 #include "blk-mq-tag.h"
 #include "elevator.h"
@@ -65,9 +66,18 @@ void blk_mq_put_rq_ref(struct request *rq);
  * engine no queue has ->mq_ops, no plug holds a request and no flush
  * sequence runs, so none of them is ever reached with work to do.
  */
+
+/*
+ * Only a bio for a request_fn disk that blk_cleanup_queue() has torn
+ * down (it is no request_fn queue any more) comes here: that disk is
+ * dead, and bio_queue_enter() fails the bio.
+ */
 static inline void blk_mq_submit_bio(struct bio *bio)
 {
+	if (bio_queue_enter(bio))
+		return;
 	WARN_ON_ONCE(1);
+	blk_queue_exit(bdev_get_queue(bio->bi_bdev));
 	bio_io_error(bio);
 }
 

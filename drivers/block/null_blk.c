@@ -357,6 +357,13 @@ static int nullb_copy_segment(struct nullb *nb, const struct bio_vec *bv,
 {
 	unsigned int done = 0;
 
+	/*
+	 * The caller's page may also be mapped at another address, in user
+	 * space: where the data cache can alias, bring it up to date before
+	 * we read it, and after we write it (flush_dcache_page()).
+	 */
+	if (write)
+		flush_dcache_page(bv->bv_page);
 	while (done < bv->bv_len) {
 		unsigned int off = pos & ~PAGE_MASK;
 		unsigned int len = min_t(unsigned int, bv->bv_len - done,
@@ -379,6 +386,8 @@ static int nullb_copy_segment(struct nullb *nb, const struct bio_vec *bv,
 		pos += len;
 		done += len;
 	}
+	if (!write)
+		flush_dcache_page(bv->bv_page);
 	return 0;
 }
 

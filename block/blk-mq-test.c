@@ -10,6 +10,10 @@
  * request and ends it at once in the way the case asks, submits one or
  * two bios, and checks what the driver saw and how each bio ended.
  *
+ * Two more cases look at a request the driver holds: a flush request
+ * found by a tag iterator once, by the tag it holds, and a timeout that
+ * waits for the ->queue_rq() that started its request to return.
+ *
  * A second suite takes requests on a given hardware queue, as an
  * nvme-fabrics connect does, while that queue's only CPU goes offline and
  * comes back.
@@ -22,6 +26,7 @@
 #include <linux/blk-mq.h>
 #include <linux/completion.h>
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/part_stat.h>
 
@@ -35,7 +40,11 @@ enum mt_end {
 	MT_END_OK,		/* blk_mq_end_request(), all of it */
 	MT_END_ERROR,		/* blk_mq_end_request() with BLK_STS_IOERR */
 	MT_END_FIRST_BIO,	/* blk_update_request() for the first bio, then the rest */
+	MT_END_SLOW_NONE,	/* sleep in ->queue_rq(), leave the end to ->timeout() */
 };
+
+/* How long ->queue_rq() sleeps for MT_END_SLOW_NONE: past a timeout tick. */
+#define MT_SLOW_MS	2500
 
 /* The bios of one submission and how each ended. */
 struct mt_io {
@@ -63,6 +72,17 @@ struct mt_dev {
 	struct request *rq;
 	bool more_after_first;		/* blk_update_request()'s return */
 	bool first_ended_alone;		/* after it: bio 0 ended, bio 1 not */
+
+	/* flush requests: the last one's tag; held, not ended, if asked */
+	unsigned int flush_tag;
+	bool hold_flush;
+	struct request *held_flush;
+	struct completion flush_held;
+
+	/* MT_END_SLOW_NONE */
+	bool in_queue_rq;
+	unsigned int timeouts;
+	bool timeout_in_queue_rq;	/* ->timeout() ran inside ->queue_rq() */
 
 	/* the integrity profile's hooks */
 	unsigned int prepared;
@@ -95,6 +115,16 @@ static blk_status_t mt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct request *rq = bd->rq;
 
 	blk_mq_start_request(rq);
+	if (req_op(rq) == REQ_OP_FLUSH) {
+		dev->flush_tag = rq->tag;
+		if (dev->hold_flush) {
+			dev->held_flush = rq;
+			complete(&dev->flush_held);
+			return BLK_STS_OK;
+		}
+		blk_mq_end_request(rq, BLK_STS_OK);
+		return BLK_STS_OK;
+	}
 	dev->nr_rqs++;
 	dev->rq = rq;
 	dev->rq_bytes = blk_rq_bytes(rq);
@@ -110,6 +140,11 @@ static blk_status_t mt_queue_rq(struct blk_mq_hw_ctx *hctx,
 		dev->first_ended_alone = dev->io->ended[0] && !dev->io->ended[1];
 		blk_mq_end_request(rq, BLK_STS_OK);
 		break;
+	case MT_END_SLOW_NONE:
+		WRITE_ONCE(dev->in_queue_rq, true);
+		msleep(MT_SLOW_MS);
+		WRITE_ONCE(dev->in_queue_rq, false);
+		break;
 	default:
 		blk_mq_end_request(rq, BLK_STS_OK);
 		break;
@@ -117,8 +152,20 @@ static blk_status_t mt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	return BLK_STS_OK;
 }
 
+static enum blk_eh_timer_return mt_timeout(struct request *rq)
+{
+	struct mt_dev *dev = rq->q->queuedata;
+
+	dev->timeouts++;
+	if (READ_ONCE(dev->in_queue_rq))
+		dev->timeout_in_queue_rq = true;
+	blk_mq_end_request(rq, BLK_STS_TIMEOUT);
+	return BLK_EH_DONE;
+}
+
 static const struct blk_mq_ops mt_mq_ops = {
 	.queue_rq = mt_queue_rq,
+	.timeout = mt_timeout,
 };
 
 static const struct block_device_operations mt_fops = {
@@ -142,12 +189,14 @@ static void mt_exit(struct kunit *test)
 }
 
 /*
- * A live multiqueue disk of 64 sectors with @nr_hw_queues hardware queues,
- * whose driver ends requests at once.
+ * A live multiqueue disk of 64 sectors with @nr_hw_queues hardware queues
+ * and BLK_MQ_F_* @flags besides merging, whose driver ends requests as
+ * @end says.
  */
-static struct mt_dev *mt_dev_create_queues(struct kunit *test,
-					   enum mt_end end,
-					   unsigned int nr_hw_queues)
+static struct mt_dev *mt_dev_create_flags(struct kunit *test,
+					  enum mt_end end,
+					  unsigned int nr_hw_queues,
+					  unsigned int flags)
 {
 	struct mt_dev *dev;
 	int ret;
@@ -155,12 +204,13 @@ static struct mt_dev *mt_dev_create_queues(struct kunit *test,
 	dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
 	dev->end = end;
+	init_completion(&dev->flush_held);
 
 	dev->set.ops = &mt_mq_ops;
 	dev->set.nr_hw_queues = nr_hw_queues;
 	dev->set.queue_depth = 4;
 	dev->set.numa_node = NUMA_NO_NODE;
-	dev->set.flags = BLK_MQ_F_SHOULD_MERGE;
+	dev->set.flags = BLK_MQ_F_SHOULD_MERGE | flags;
 	KUNIT_ASSERT_EQ(test, blk_mq_alloc_tag_set(&dev->set), 0);
 
 	dev->disk = blk_mq_alloc_disk(&dev->set, dev);
@@ -182,6 +232,13 @@ static struct mt_dev *mt_dev_create_queues(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	test->priv = dev;
 	return dev;
+}
+
+static struct mt_dev *mt_dev_create_queues(struct kunit *test,
+					   enum mt_end end,
+					   unsigned int nr_hw_queues)
+{
+	return mt_dev_create_flags(test, end, nr_hw_queues, 0);
 }
 
 /* The same with one hardware queue. */
@@ -209,12 +266,12 @@ static void mt_end_io(struct bio *bio)
 }
 
 /*
- * Submit @nr one-page bios of @op at consecutive pages from MT_SECTOR,
+ * Submit @nr one-page bios of @opf at consecutive pages from MT_SECTOR,
  * under one plug so that they merge into one request, and wait for all
  * of them.  @key: inline encryption with this key, or NULL.
  */
 static void mt_submit(struct kunit *test, struct mt_dev *dev, struct mt_io *io,
-		      enum req_op op, unsigned int nr,
+		      blk_opf_t opf, unsigned int nr,
 		      const struct blk_crypto_key *key)
 {
 	struct blk_plug plug;
@@ -233,7 +290,7 @@ static void mt_submit(struct kunit *test, struct mt_dev *dev, struct mt_io *io,
 
 		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
-		bio = bio_alloc(dev->disk->part0, 1, op, GFP_KERNEL);
+		bio = bio_alloc(dev->disk->part0, 1, opf, GFP_KERNEL);
 		bio->bi_iter.bi_sector = MT_SECTOR + i * (PAGE_SIZE >> SECTOR_SHIFT);
 		KUNIT_ASSERT_EQ(test, bio_add_page(bio, pages[i], PAGE_SIZE, 0),
 				PAGE_SIZE);
@@ -494,12 +551,104 @@ static void mt_crypt_merged_bios_test(struct kunit *test)
 }
 #endif /* CONFIG_BLK_INLINE_ENCRYPTION */
 
+static bool mt_count_rq(struct request *rq, void *data)
+{
+	struct mt_dev *dev = rq->q->queuedata;
+
+	if (rq == dev->held_flush)
+		(*(unsigned int *)data)++;
+	return true;
+}
+
+static void mt_flush_end_io(struct bio *bio)
+{
+	complete(bio->bi_private);
+}
+
+/*
+ * A flush request borrows the tag of the request it flushes for, and
+ * tags->rqs[] keeps pointing at it after it gave the tag back.  While it
+ * holds another tag, blk_mq_tagset_busy_iter() finds it once, by that.
+ */
+static void mt_flush_tag_iter_test(struct kunit *test)
+{
+	struct mt_dev *dev = mt_dev_create(test, MT_END_OK);
+	struct mt_io *io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
+	struct request *rqs[4], *held = NULL;
+	DECLARE_COMPLETION_ONSTACK(done);
+	unsigned int old_tag, i, n, seen = 0;
+	struct bio *bio;
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	/* a volatile cache without FUA: a FUA write ends with a flush */
+	blk_queue_write_cache(dev->disk->queue, true, false);
+	mt_submit(test, dev, io, REQ_OP_WRITE | REQ_FUA, 1, NULL);
+	KUNIT_ASSERT_TRUE(test, io->ended[0]);
+	old_tag = dev->flush_tag;
+	KUNIT_ASSERT_NE(test, old_tag, BLK_MQ_NO_TAG);
+
+	/* hold the old tag, so the next flush borrows another */
+	for (n = 0; n < ARRAY_SIZE(rqs) && !held; n++) {
+		rqs[n] = blk_mq_alloc_request(dev->disk->queue, REQ_OP_DRV_IN,
+					      BLK_MQ_REQ_NOWAIT);
+		if (IS_ERR(rqs[n]))
+			break;
+		if (rqs[n]->tag == old_tag)
+			held = rqs[n];
+	}
+	for (i = 0; i < n; i++)
+		if (rqs[i] != held)
+			blk_mq_free_request(rqs[i]);
+	KUNIT_ASSERT_NOT_NULL(test, held);
+
+	dev->hold_flush = true;
+	bio = bio_alloc(dev->disk->part0, 0, REQ_OP_WRITE | REQ_PREFLUSH,
+			GFP_KERNEL);
+	bio->bi_private = &done;
+	bio->bi_end_io = mt_flush_end_io;
+	submit_bio(bio);
+	wait_for_completion(&dev->flush_held);
+	KUNIT_EXPECT_NE(test, dev->flush_tag, old_tag);
+
+	blk_mq_tagset_busy_iter(&dev->set, mt_count_rq, &seen);
+	KUNIT_EXPECT_EQ(test, seen, 1U);
+
+	blk_mq_end_request(dev->held_flush, BLK_STS_OK);
+	wait_for_completion(&done);
+	KUNIT_EXPECT_EQ(test, bio->bi_status, BLK_STS_OK);
+	bio_put(bio);
+	blk_mq_free_request(held);
+}
+
+/*
+ * The driver starts a request in ->queue_rq() and then sleeps there past
+ * the request's timeout, with the queue's timer due meanwhile: the
+ * timeout waits until ->queue_rq() has returned, and ends it once.
+ */
+static void mt_timeout_after_queue_rq_test(struct kunit *test)
+{
+	struct mt_dev *dev = mt_dev_create_flags(test, MT_END_SLOW_NONE, 1,
+						 BLK_MQ_F_BLOCKING);
+	struct mt_io *io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	blk_queue_rq_timeout(dev->disk->queue, 1);
+	mt_submit(test, dev, io, REQ_OP_READ, 1, NULL);
+
+	KUNIT_EXPECT_EQ(test, dev->nr_rqs, 1U);
+	KUNIT_EXPECT_EQ(test, dev->timeouts, 1U);
+	KUNIT_EXPECT_FALSE(test, dev->timeout_in_queue_rq);
+	KUNIT_EXPECT_EQ(test, io->status[0], BLK_STS_TIMEOUT);
+}
+
 static struct kunit_case blk_mq_end_test_cases[] = {
 	KUNIT_CASE(mt_lone_bio_test),
 	KUNIT_CASE(mt_lone_bio_error_test),
 	KUNIT_CASE(mt_merged_bios_test),
 	KUNIT_CASE(mt_merged_bios_error_test),
 	KUNIT_CASE(mt_first_bio_then_rest_test),
+	KUNIT_CASE(mt_flush_tag_iter_test),
+	KUNIT_CASE(mt_timeout_after_queue_rq_test),
 #ifdef CONFIG_BLK_DEV_INTEGRITY
 	KUNIT_CASE(mt_integrity_write_test),
 	KUNIT_CASE(mt_integrity_read_test),

@@ -163,19 +163,22 @@ static void lt_run(struct kunit *test, const struct lt_case *c)
 	unsigned int i;
 
 	dev->fail_flush = c->fail_flush;
-	KUNIT_EXPECT_EQ(test, lt_write(test, dev, c->flags), c->status);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(lt_write(test, dev, c->flags)),
+			blk_status_to_errno(c->status));
 	KUNIT_ASSERT_EQ(test, dev->nr_seen, c->nr_steps);
 	for (i = 0; i < c->nr_steps; i++) {
 		want = &c->steps[i];
 		seen = &dev->seen[i];
-		KUNIT_EXPECT_EQ_MSG(test, seen->op, want->op, "request %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, (__force u32)seen->op, (__force u32)want->op,
+				    "request %u", i);
 		if (want->op == REQ_OP_FLUSH) {
 			KUNIT_EXPECT_EQ_MSG(test, seen->bytes, 0U, "request %u", i);
 			KUNIT_EXPECT_FALSE_MSG(test, seen->flags & REQ_FUA,
 					       "request %u", i);
 			continue;
 		}
-		KUNIT_EXPECT_EQ_MSG(test, seen->flags, want->flags, "request %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, (__force u32)seen->flags,
+				    (__force u32)want->flags, "request %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, seen->bytes, (unsigned int)PAGE_SIZE,
 				    "request %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, seen->sector, (sector_t)LT_SECTOR,

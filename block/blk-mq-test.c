@@ -359,7 +359,8 @@ static struct mt_dev *mt_run(struct kunit *test, enum mt_end end,
 	KUNIT_EXPECT_EQ(test, dev->rq_bytes, (unsigned int)(nr * PAGE_SIZE));
 	for (i = 0; i < nr; i++) {
 		KUNIT_EXPECT_TRUE_MSG(test, io->ended[i], "bio %u", i);
-		KUNIT_EXPECT_EQ_MSG(test, io->status[i], status, "bio %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, blk_status_to_errno(io->status[i]),
+				    blk_status_to_errno(status), "bio %u", i);
 	}
 	KUNIT_EXPECT_EQ(test, after.ios - before.ios, 1UL);
 	KUNIT_EXPECT_EQ(test, after.sectors - before.sectors,
@@ -453,7 +454,7 @@ static struct mt_dev *mt_integrity_run(struct kunit *test, enum req_op op)
 
 	KUNIT_EXPECT_EQ(test, dev->nr_rqs, 1U);
 	KUNIT_EXPECT_TRUE(test, io->ended[0]);
-	KUNIT_EXPECT_EQ(test, io->status[0], BLK_STS_OK);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(io->status[0]), 0);
 	return dev;
 }
 
@@ -531,7 +532,7 @@ static void mt_crypt_run(struct kunit *test, unsigned int nr)
 	KUNIT_EXPECT_EQ(test, dev->rq_bios, nr);
 	KUNIT_EXPECT_EQ(test, dev->programmed, 1U);
 	KUNIT_EXPECT_TRUE(test, io->ended[nr - 1]);
-	KUNIT_EXPECT_EQ(test, io->status[nr - 1], BLK_STS_OK);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(io->status[nr - 1]), 0);
 	KUNIT_EXPECT_FALSE(test, io->keyslot_held[nr - 1]);
 
 	blk_crypto_evict_key(dev->disk->part0, key);
@@ -615,7 +616,7 @@ static void mt_flush_tag_iter_test(struct kunit *test)
 
 	blk_mq_end_request(dev->held_flush, BLK_STS_OK);
 	wait_for_completion(&done);
-	KUNIT_EXPECT_EQ(test, bio->bi_status, BLK_STS_OK);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(bio->bi_status), 0);
 	bio_put(bio);
 	blk_mq_free_request(held);
 }
@@ -638,7 +639,7 @@ static void mt_timeout_after_queue_rq_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dev->nr_rqs, 1U);
 	KUNIT_EXPECT_EQ(test, dev->timeouts, 1U);
 	KUNIT_EXPECT_FALSE(test, dev->timeout_in_queue_rq);
-	KUNIT_EXPECT_EQ(test, io->status[0], BLK_STS_TIMEOUT);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(io->status[0]), -ETIMEDOUT);
 }
 
 static struct kunit_case blk_mq_end_test_cases[] = {

@@ -30,10 +30,23 @@ struct blk_mq_ctx_attr {
 	ssize_t (*show)(struct blk_mq_ctx *ctx, char *page);
 };
 
-/* The "mq" directory: freed with its kobject. */
+/*
+ * The "mq" directory also owns the queue's software contexts: they are
+ * per-CPU memory that holds their own kobjects, so it may only be freed
+ * after the last of those is released.  Each holds a reference to the
+ * directory for that.
+ */
+struct blk_mq_ctxs {
+	struct kobject kobj;
+	struct blk_mq_ctx __percpu *queue_ctx;
+};
+
 static void blk_mq_dir_release(struct kobject *kobj)
 {
-	kfree(kobj);
+	struct blk_mq_ctxs *ctxs = container_of(kobj, struct blk_mq_ctxs, kobj);
+
+	free_percpu(ctxs->queue_ctx);
+	kfree(ctxs);
 }
 
 /* The hardware context lives as long as its kobject. */
@@ -42,12 +55,12 @@ static void blk_mq_hw_release(struct kobject *kobj)
 	blk_mq_free_hctx(container_of(kobj, struct blk_mq_hw_ctx, kobj));
 }
 
-/*
- * Software contexts are per-CPU memory freed in blk_mq_sysfs_deinit()
- * after their kobjects are put; nothing to do here.
- */
+/* A software context's memory goes with the directory's last reference. */
 static void blk_mq_ctx_release(struct kobject *kobj)
 {
+	struct blk_mq_ctx *ctx = container_of(kobj, struct blk_mq_ctx, kobj);
+
+	kobject_put(ctx->mq_kobj);
 }
 
 static ssize_t blk_mq_hw_attr_show(struct kobject *kobj,
@@ -270,24 +283,46 @@ void blk_mq_hctx_kobj_init(struct blk_mq_hw_ctx *hctx)
 }
 
 /**
- * blk_mq_sysfs_init - prepare the "mq" and per-CPU kobjects of a queue
+ * blk_mq_sysfs_init - allocate the software contexts of a queue
  * @q: the queue
+ *
+ * Allocates q->queue_ctx, zeroed, and q->mq_kobj, the "mq" directory,
+ * which owns it, and prepares each context's kobject.
+ *
+ * Return: 0, or -ENOMEM.
  */
-void blk_mq_sysfs_init(struct request_queue *q)
+int blk_mq_sysfs_init(struct request_queue *q)
 {
+	struct blk_mq_ctxs *ctxs;
 	unsigned int cpu;
 
-	q->mq_kobj = kzalloc(sizeof(*q->mq_kobj), GFP_KERNEL);
-	if (q->mq_kobj)
-		kobject_init(q->mq_kobj, &blk_mq_dir_ktype);
+	ctxs = kzalloc(sizeof(*ctxs), GFP_KERNEL);
+	if (!ctxs)
+		return -ENOMEM;
+	ctxs->queue_ctx = alloc_percpu(struct blk_mq_ctx);
+	if (!ctxs->queue_ctx) {
+		kfree(ctxs);
+		return -ENOMEM;
+	}
+	kobject_init(&ctxs->kobj, &blk_mq_dir_ktype);
+	q->mq_kobj = &ctxs->kobj;
+	q->queue_ctx = ctxs->queue_ctx;
 
-	for_each_possible_cpu(cpu)
-		kobject_init(&__blk_mq_get_ctx(q, cpu)->kobj, &blk_mq_ctx_ktype);
+	for_each_possible_cpu(cpu) {
+		struct blk_mq_ctx *ctx = __blk_mq_get_ctx(q, cpu);
+
+		kobject_init(&ctx->kobj, &blk_mq_ctx_ktype);
+		ctx->mq_kobj = kobject_get(q->mq_kobj);
+	}
+	return 0;
 }
 
 /**
- * blk_mq_sysfs_deinit - drop the kobjects and free the software contexts
+ * blk_mq_sysfs_deinit - drop the kobjects of the software contexts
  * @q: the queue
+ *
+ * The contexts are freed with the last reference to the "mq" directory,
+ * which may come later (CONFIG_DEBUG_KOBJECT_RELEASE delays releases).
  */
 void blk_mq_sysfs_deinit(struct request_queue *q)
 {
@@ -297,7 +332,6 @@ void blk_mq_sysfs_deinit(struct request_queue *q)
 		return;
 	for_each_possible_cpu(cpu)
 		kobject_put(&__blk_mq_get_ctx(q, cpu)->kobj);
-	free_percpu(q->queue_ctx);
 	q->queue_ctx = NULL;
 	kobject_put(q->mq_kobj);
 	q->mq_kobj = NULL;

@@ -2542,14 +2542,13 @@ static int blk_mq_alloc_ctxs(struct request_queue *q)
 {
 	unsigned int cpu, t;
 
-	q->queue_ctx = alloc_percpu(struct blk_mq_ctx);
-	if (!q->queue_ctx)
+	/* zeroed, and freed with the "mq" directory's kobject */
+	if (blk_mq_sysfs_init(q))
 		return -ENOMEM;
 
 	for_each_possible_cpu(cpu) {
 		struct blk_mq_ctx *ctx = __blk_mq_get_ctx(q, cpu);
 
-		memset(ctx, 0, sizeof(*ctx));
 		spin_lock_init(&ctx->lock);
 		for (t = 0; t < HCTX_MAX_TYPES; t++)
 			INIT_LIST_HEAD(&ctx->rq_lists[t]);
@@ -2599,7 +2598,6 @@ int blk_mq_init_allocated_queue(struct blk_mq_tag_set *set,
 
 	if (blk_mq_alloc_ctxs(q))
 		return -ENOMEM;
-	blk_mq_sysfs_init(q);
 
 	for (i = 0; i < set->nr_hw_queues; i++) {
 		int node = blk_mq_hw_queue_to_node(&set->map[HCTX_TYPE_DEFAULT],

@@ -38,6 +38,7 @@ struct blk_mq_ctx {
 
 	struct request_queue	*queue;
 	struct kobject		kobj;
+	struct kobject		*mq_kobj;	/* owns this memory */
 } ____cacheline_aligned_in_smp;
 
 /* Tags of requests that hold none (never allocated from a map). */
@@ -125,7 +126,7 @@ unsigned int blk_mq_in_flight(struct request_queue *q, struct block_device *part
 /* sysfs (blk-mq-sysfs.c) */
 int blk_mq_sysfs_register(struct gendisk *disk);
 void blk_mq_sysfs_unregister(struct gendisk *disk);
-void blk_mq_sysfs_init(struct request_queue *q);
+int blk_mq_sysfs_init(struct request_queue *q);
 void blk_mq_sysfs_deinit(struct request_queue *q);
 void blk_mq_hctx_kobj_init(struct blk_mq_hw_ctx *hctx);
 void blk_mq_free_hctx(struct blk_mq_hw_ctx *hctx);

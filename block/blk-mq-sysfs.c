@@ -138,6 +138,21 @@ static ssize_t hctx_busy_show(struct blk_mq_hw_ctx *hctx, char *page)
  * keeps no statistics: its requests have no start time).  A debugging aid
  * for hung I/O; each request is held while its line is written.
  */
+static int hctx_in_flight_line(char *page, int len, unsigned int tag,
+			       struct request *rq, u64 now)
+{
+	u64 start = READ_ONCE(rq->start_time_ns);
+
+	len += sysfs_emit_at(page, len, "%u %s %llu+%u ", tag,
+			     blk_op_str(req_op(rq)), blk_rq_pos(rq),
+			     blk_rq_sectors(rq));
+	if (start)
+		return len + sysfs_emit_at(page, len, "%llums\n",
+					   div_u64(now - start,
+						   NSEC_PER_MSEC));
+	return len + sysfs_emit_at(page, len, "-\n");
+}
+
 static ssize_t hctx_in_flight_show(struct blk_mq_hw_ctx *hctx, char *page)
 {
 	struct blk_mq_tags *tags = hctx->tags;
@@ -147,25 +162,12 @@ static ssize_t hctx_in_flight_show(struct blk_mq_hw_ctx *hctx, char *page)
 
 	for (tag = 0; tag < tags->nr_tags && len < PAGE_SIZE - 80; tag++) {
 		struct request *rq = blk_mq_tag_get_rq(tags, tag);
-		u64 start;
 
 		if (!rq)
 			continue;
-		if (rq->mq_hctx != hctx ||
-		    blk_mq_rq_state(rq) != MQ_RQ_IN_FLIGHT) {
-			blk_mq_put_rq_ref(rq);
-			continue;
-		}
-		len += sysfs_emit_at(page, len, "%u %s %llu+%u ", tag,
-				     blk_op_str(req_op(rq)), blk_rq_pos(rq),
-				     blk_rq_sectors(rq));
-		start = READ_ONCE(rq->start_time_ns);
-		if (start)
-			len += sysfs_emit_at(page, len, "%llums\n",
-					     div_u64(now - start,
-						     NSEC_PER_MSEC));
-		else
-			len += sysfs_emit_at(page, len, "-\n");
+		if (rq->mq_hctx == hctx &&
+		    blk_mq_rq_state(rq) == MQ_RQ_IN_FLIGHT)
+			len = hctx_in_flight_line(page, len, tag, rq, now);
 		blk_mq_put_rq_ref(rq);
 	}
 	return len;

@@ -33,6 +33,7 @@
 #include "blk-mq.h"
 
 #define MT_SECTOR	8
+#define MT_DEPTH	4	/* tags per hardware queue */
 #define MT_MAX_BIOS	2
 
 /* How the driver ends each request. */
@@ -208,7 +209,7 @@ static struct mt_dev *mt_dev_create_flags(struct kunit *test,
 
 	dev->set.ops = &mt_mq_ops;
 	dev->set.nr_hw_queues = nr_hw_queues;
-	dev->set.queue_depth = 4;
+	dev->set.queue_depth = MT_DEPTH;
 	dev->set.numa_node = NUMA_NO_NODE;
 	dev->set.flags = BLK_MQ_F_SHOULD_MERGE | flags;
 	KUNIT_ASSERT_EQ(test, blk_mq_alloc_tag_set(&dev->set), 0);
@@ -575,7 +576,7 @@ static void mt_flush_tag_iter_test(struct kunit *test)
 {
 	struct mt_dev *dev = mt_dev_create(test, MT_END_OK);
 	struct mt_io *io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
-	struct request *rqs[4], *held = NULL;
+	struct request *rqs[MT_DEPTH], *held = NULL;
 	DECLARE_COMPLETION_ONSTACK(done);
 	unsigned int old_tag, i, n, seen = 0;
 	struct bio *bio;

@@ -65,13 +65,10 @@ void blk_mq_put_rq_ref(struct request *rq);
 /*
  * The block core calls these outside a queue_is_mq() test.  Without the
  * engine no queue has ->mq_ops, no plug holds a request and no flush
- * sequence runs, so none of them is ever reached with work to do.
- */
-
-/*
- * Only a bio for a request_fn disk that blk_cleanup_queue() has torn
- * down (it is no request_fn queue any more) comes here: that disk is
- * dead, and bio_queue_enter() fails the bio.
+ * sequence runs, so none of them is reached with work to do, but for
+ * one bio: one for a request_fn disk that blk_cleanup_queue() has torn
+ * down (it is no request_fn queue any more).  That disk is dead, and
+ * bio_queue_enter() fails the bio.
  */
 static inline void blk_mq_submit_bio(struct bio *bio)
 {

@@ -12,7 +12,10 @@
  *
  * Two more cases look at a request the driver holds: a flush request
  * found by a tag iterator once, by the tag it holds, and a timeout that
- * waits for the ->queue_rq() that started its request to return.
+ * waits for the ->queue_rq() that started its request to return.  Two
+ * look at a driver that refuses a request with a busy status: it is
+ * retried, and a completion reruns the queue when the driver says one
+ * will.
  *
  * A second suite takes requests on a given hardware queue, as an
  * nvme-fabrics connect does, while that queue's only CPU goes offline and
@@ -80,6 +83,14 @@ struct mt_dev {
 	struct request *held_flush;
 	struct completion flush_held;
 
+	/* ->queue_rq() refuses the next @busy_left requests with @busy_status */
+	blk_status_t busy_status;
+	unsigned int busy_left;
+	unsigned int busy_calls;
+	/* ->queue_rq() keeps the next request it starts, not ended */
+	bool hold_next;
+	struct request *held_rq;
+
 	/* MT_END_SLOW_NONE */
 	bool in_queue_rq;
 	unsigned int timeouts;
@@ -115,7 +126,17 @@ static blk_status_t mt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct mt_dev *dev = hctx->queue->queuedata;
 	struct request *rq = bd->rq;
 
+	if (dev->busy_left) {
+		dev->busy_left--;
+		dev->busy_calls++;
+		return dev->busy_status;
+	}
 	blk_mq_start_request(rq);
+	if (dev->hold_next) {
+		dev->hold_next = false;
+		dev->held_rq = rq;
+		return BLK_STS_OK;
+	}
 	if (req_op(rq) == REQ_OP_FLUSH) {
 		dev->flush_tag = rq->tag;
 		if (dev->hold_flush) {
@@ -562,7 +583,7 @@ static bool mt_count_rq(struct request *rq, void *data)
 	return true;
 }
 
-static void mt_flush_end_io(struct bio *bio)
+static void mt_done_end_io(struct bio *bio)
 {
 	complete(bio->bi_private);
 }
@@ -607,7 +628,7 @@ static void mt_flush_tag_iter_test(struct kunit *test)
 	bio = bio_alloc(dev->disk->part0, 0, REQ_OP_WRITE | REQ_PREFLUSH,
 			GFP_KERNEL);
 	bio->bi_private = &done;
-	bio->bi_end_io = mt_flush_end_io;
+	bio->bi_end_io = mt_done_end_io;
 	submit_bio(bio);
 	wait_for_completion(&dev->flush_held);
 	KUNIT_EXPECT_NE(test, dev->flush_tag, old_tag);
@@ -643,6 +664,127 @@ static void mt_timeout_after_queue_rq_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blk_status_to_errno(io->status[0]), -ETIMEDOUT);
 }
 
+/*
+ * A one-page read of the disk's @i-th page from MT_SECTOR, not merged
+ * with any other, that completes @done when it ends.
+ */
+static struct bio *mt_read_bio(struct kunit *test, struct mt_dev *dev,
+			       unsigned int i, struct completion *done)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+	struct bio *bio;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	bio = bio_alloc(dev->disk->part0, 1, REQ_OP_READ | REQ_NOMERGE,
+			GFP_KERNEL);
+	bio->bi_iter.bi_sector = MT_SECTOR + i * (PAGE_SIZE >> SECTOR_SHIFT);
+	__bio_add_page(bio, page, PAGE_SIZE, 0);
+	bio->bi_private = done;
+	bio->bi_end_io = mt_done_end_io;
+	return bio;
+}
+
+static void mt_read_bio_put(struct bio *bio)
+{
+	__free_page(bio_first_page_all(bio));
+	bio_put(bio);
+}
+
+/*
+ * Wait a while for @done.  A request that no one reruns would wait for
+ * ever and hang the disk's removal: run the queue then, and say so.
+ */
+static bool mt_wait_or_kick(struct mt_dev *dev, struct completion *done)
+{
+	if (wait_for_completion_timeout(done, 5 * HZ))
+		return true;
+	blk_mq_run_hw_queues(dev->disk->queue, false);
+	wait_for_completion(done);
+	return false;
+}
+
+/*
+ * ->queue_rq() refuses a read once with each busy status while nothing
+ * else is in flight: the engine retries it by itself, and the read ends
+ * well, started once.  BLK_STS_DEV_RESOURCE and BLK_STS_ZONE_RESOURCE
+ * promise a rerun from a completion, but there is none to come.
+ */
+static void mt_busy_alone_test(struct kunit *test)
+{
+	static const struct {
+		blk_status_t status;
+		const char *name;
+	} busy[] = {
+		{ BLK_STS_RESOURCE, "BLK_STS_RESOURCE" },
+		{ BLK_STS_DEV_RESOURCE, "BLK_STS_DEV_RESOURCE" },
+		{ BLK_STS_ZONE_RESOURCE, "BLK_STS_ZONE_RESOURCE" },
+	};
+	struct mt_dev *dev = mt_dev_create(test, MT_END_OK);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(busy); i++) {
+		DECLARE_COMPLETION_ONSTACK(done);
+		struct bio *bio = mt_read_bio(test, dev, i, &done);
+		bool retried;
+
+		dev->nr_rqs = 0;
+		dev->busy_calls = 0;
+		dev->busy_status = busy[i].status;
+		dev->busy_left = 1;
+		submit_bio(bio);
+		retried = mt_wait_or_kick(dev, &done);
+
+		KUNIT_EXPECT_TRUE_MSG(test, retried, "%s", busy[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, dev->busy_calls, 1U, "%s",
+				    busy[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, dev->nr_rqs, 1U, "%s", busy[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, blk_status_to_errno(bio->bi_status),
+				    0, "%s", busy[i].name);
+		mt_read_bio_put(bio);
+	}
+}
+
+/*
+ * With a read in the driver, ->queue_rq() refuses a second one with
+ * BLK_STS_DEV_RESOURCE.  The engine waits for the first to end and
+ * reruns the queue then: not before, and without the delayed retry.
+ */
+static void mt_busy_restart_test(struct kunit *test)
+{
+	struct mt_dev *dev = mt_dev_create(test, MT_END_OK);
+	DECLARE_COMPLETION_ONSTACK(first_done);
+	DECLARE_COMPLETION_ONSTACK(second_done);
+	struct bio *first, *second;
+	bool rerun;
+
+	first = mt_read_bio(test, dev, 0, &first_done);
+	second = mt_read_bio(test, dev, 1, &second_done);
+
+	dev->hold_next = true;
+	submit_bio(first);
+	KUNIT_ASSERT_NOT_NULL(test, dev->held_rq);
+
+	dev->busy_status = BLK_STS_DEV_RESOURCE;
+	dev->busy_left = 1;
+	submit_bio(second);
+	KUNIT_EXPECT_EQ(test, dev->busy_calls, 1U);
+	/* ten times the delayed retry's wait */
+	msleep(30);
+	KUNIT_EXPECT_EQ(test, dev->nr_rqs, 0U);
+	KUNIT_EXPECT_FALSE(test, completion_done(&second_done));
+
+	blk_mq_end_request(dev->held_rq, BLK_STS_OK);
+	rerun = mt_wait_or_kick(dev, &second_done);
+	wait_for_completion(&first_done);
+
+	KUNIT_EXPECT_TRUE(test, rerun);
+	KUNIT_EXPECT_EQ(test, dev->nr_rqs, 1U);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(first->bi_status), 0);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(second->bi_status), 0);
+	mt_read_bio_put(first);
+	mt_read_bio_put(second);
+}
+
 static struct kunit_case blk_mq_end_test_cases[] = {
 	KUNIT_CASE(mt_lone_bio_test),
 	KUNIT_CASE(mt_lone_bio_error_test),
@@ -651,6 +793,8 @@ static struct kunit_case blk_mq_end_test_cases[] = {
 	KUNIT_CASE(mt_first_bio_then_rest_test),
 	KUNIT_CASE(mt_flush_tag_iter_test),
 	KUNIT_CASE(mt_timeout_after_queue_rq_test),
+	KUNIT_CASE(mt_busy_alone_test),
+	KUNIT_CASE(mt_busy_restart_test),
 #ifdef CONFIG_BLK_DEV_INTEGRITY
 	KUNIT_CASE(mt_integrity_write_test),
 	KUNIT_CASE(mt_integrity_read_test),

@@ -8,15 +8,19 @@ KTAP_FAILED=0
 
 ktap_header() { echo "KTAP version 1"; echo "1..$1"; }
 
-# ktap_result STATUS NAME [DETAIL]: STATUS is 0 for ok.
+# ktap_result STATUS NAME [DETAIL...]: STATUS is 0 for ok; the DETAIL
+# arguments are joined with spaces.
 ktap_result()
 {
+	local status=$1 name=$2 detail=""
+
+	[ $# -gt 2 ] && shift 2 && detail="$*"
 	KTAP_N=$((KTAP_N + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $KTAP_N $2${3:+ # $3}"
+	if [ "$status" = 0 ]; then
+		echo "ok $KTAP_N $name${detail:+ # $detail}"
 	else
 		KTAP_FAILED=$((KTAP_FAILED + 1))
-		echo "not ok $KTAP_N $2${3:+ # $3}"
+		echo "not ok $KTAP_N $name${detail:+ # $detail}"
 	fi
 }
 

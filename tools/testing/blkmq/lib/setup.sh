@@ -7,8 +7,8 @@ BASE_TARBALL=/usr/src/linux-source-6.1.tar.xz
 # Debian packages the harness needs: the base source, the kernel build
 # tools, the VM and its userspace, and the checkers.
 DEPS="$BASE_PKG gcc make bc flex bison libelf-dev libssl-dev cpio kmod
-xz-utils patch python3 qemu-system-x86 qemu-utils fio busybox-static sparse
-ccache gnuplot-nox git"
+xz-utils patch python3 qemu-system-x86 qemu-utils fio dmsetup busybox-static
+sparse ccache gnuplot-nox git"
 
 pkg_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 

@@ -55,18 +55,24 @@ static inline void blk_mq_io_ticks(struct block_device *part,
 }
 
 /*
- * Count @rq, whose start time is set, in its partition from now on if it
- * moves data; the caller has seen that the queue keeps statistics.
- * RQF_IO_STAT is set here only, together with rq->part, and only for a
- * request that moves data, so the two below need test nothing else.
+ * Count @rq, whose start time is set, from now on: in its bios'
+ * partition, or in the whole disk for a flush without a bio, which is
+ * the clone of another queue's flush request (dm-multipath); the caller
+ * has seen that the queue keeps statistics.  RQF_IO_STAT is set here
+ * only, together with rq->part, so the two below need test nothing else.
  */
 static inline void __blk_mq_account_start(struct request *rq)
 {
-	if (blk_rq_is_passthrough(rq) || !rq->bio)
+	if (blk_rq_is_passthrough(rq))
+		return;
+	if (likely(rq->bio))
+		rq->part = rq->bio->bi_bdev;
+	else if (req_op(rq) == REQ_OP_FLUSH && rq->q->disk)
+		rq->part = rq->q->disk->part0;
+	else
 		return;
 
 	rq->rq_flags |= RQF_IO_STAT;
-	rq->part = rq->bio->bi_bdev;
 
 	part_stat_lock();
 	blk_mq_io_ticks(rq->part, jiffies, false);
@@ -108,7 +114,9 @@ static inline void blk_mq_account_bytes(struct request *rq, unsigned int bytes)
 static inline void blk_mq_account_end(struct request *rq, unsigned int bytes,
 				      u64 now)
 {
-	const int sgrp = op_stat_group(req_op(rq));
+	/* op_stat_group() would count a flush as a read */
+	const int sgrp = unlikely(req_op(rq) == REQ_OP_FLUSH) ? STAT_FLUSH :
+			 op_stat_group(req_op(rq));
 	struct block_device *part = rq->part;
 
 	if (!(rq->rq_flags & RQF_IO_STAT) || (rq->rq_flags & RQF_FLUSH_SEQ))

@@ -36,6 +36,7 @@ series debug 2 legacy.sh
 series debug 2 robust.sh
 series debug 2 kunit.sh
 series debug 2 drivers.sh @NVME@
+series debug 2 dm-mpath.sh
 series debug 2 virtio.sh @DISKS@
 series debug 2 virtio-reboot.sh @DISKS@
 series nomq  2 nomq.sh

@@ -10,10 +10,12 @@
 # - with its path failed, I/O goes to the other group's disk alone;
 # - with no path left and queue_if_no_path, a read waits, requeued by dm
 #   again and again, and ends once a path is back;
+# - a read that times out on a path fails that path, and dm requeues it
+#   to the other, where it ends well;
 # then dm and null_blk unload, and kmemleak finds nothing.
 . /blkmq/guest/lib.sh
 
-ktap_header 8
+ktap_header 9
 kmemleak_begin
 
 # diskstat DISK FIELD: a /proc/diskstats field (1: reads, 16: flushes).
@@ -41,27 +43,35 @@ path_state()
 			for (i = 1; i < NF; i++) if ($i == d) print $(i + 1) }'
 }
 
+# no features, no hardware handler, two path groups of one path each,
+# round-robin (a repeat count of 1), the first group active
+group0="round-robin 0 1 1 /dev/nullb0 1"
+group1="round-robin 0 1 1 /dev/nullb1 1"
+
+# mpath_create: the table "mpath" over nullb0 and nullb1; sets sectors,
+# d (dm-N) and dev (/dev/dm-N).  Errors go to /tmp/setup.err.
+mpath_create()
+{
+	local b
+
+	d="" dev=""
+	sectors=$(cat /sys/block/nullb0/size)
+	dmsetup create mpath --noudevsync --noudevrules --table \
+		"0 $sectors multipath 0 0 2 1 $group0 $group1" \
+		2>>/tmp/setup.err || return 1
+	for b in /sys/block/dm-*; do
+		[ "$(cat "$b/dm/name" 2>/dev/null)" = mpath ] && d=$(basename "$b")
+	done
+	[ -n "$d" ] && [ -b "/dev/$d" ] && dev=/dev/$d
+}
+
 d="" dev="" sectors="" ok=0
 : >/tmp/setup.err
-if nullb_load queue_mode=2 nr_devices=2 memory_backed=1 write_cache=1 \
+nullb_load queue_mode=2 nr_devices=2 memory_backed=1 write_cache=1 \
 		gb=1 irqmode=1 submit_queues=2 2>/tmp/setup.err &&
 	modprobe dm-multipath 2>>/tmp/setup.err &&
-	modprobe dm-round-robin 2>>/tmp/setup.err; then
-	sectors=$(cat /sys/block/nullb0/size)
-	# no features, no hardware handler, two path groups of one path
-	# each, round-robin (a repeat count of 1), the first group active
-	group0="round-robin 0 1 1 /dev/nullb0 1"
-	group1="round-robin 0 1 1 /dev/nullb1 1"
-	if dmsetup create mpath --noudevsync --noudevrules --table \
-		"0 $sectors multipath 0 0 2 1 $group0 $group1" 2>>/tmp/setup.err
-	then
-		for b in /sys/block/dm-*; do
-			[ "$(cat "$b/dm/name" 2>/dev/null)" = mpath ] &&
-				d=$(basename "$b")
-		done
-		[ -n "$d" ] && [ -b "/dev/$d" ] && dev=/dev/$d && ok=1
-	fi
-fi
+	modprobe dm-round-robin 2>>/tmp/setup.err &&
+	mpath_create && ok=1
 mq=$(ls -d /sys/block/"$d"/mq/* 2>/dev/null | wc -l)
 ktap_result $([ $ok = 1 ] && [ "$mq" -ge 1 ] &&
 	[ "$(cat /sys/block/"$d"/dm/name 2>/dev/null)" = mpath ] &&
@@ -141,6 +151,33 @@ else
 		"with no path, a read waits, and ends once a path is back"; do
 		ktap_result 1 "dm-multipath: $t" "no multipath disk"
 	done
+fi
+
+# A path's error: null_blk, loaded again, drops the 4th request on each
+# disk and fails it after 2 s with BLK_STS_TIMEOUT.  dm-multipath then
+# fails nullb0 and requeues the read, which the driver had started, to
+# nullb1: the read ends well, counted once on the multipath disk.
+: >/tmp/setup.err
+dmsetup remove mpath 2>>/tmp/setup.err &&
+	nullb_unload 2>>/tmp/setup.err &&
+	nullb_load queue_mode=2 nr_devices=2 gb=1 irqmode=1 timeout_every=4 \
+		2>>/tmp/setup.err &&
+	mpath_create
+if [ -n "$dev" ]; then
+	r0=$(diskstat "$d" 1) q0=$(diskstat nullb1 1)
+	reads_through 4 0
+	rc=$?
+	r1=$(diskstat "$d" 1) q1=$(diskstat nullb1 1)
+	ktap_result $([ $rc = 0 ] && [ "$(path_state nullb0)" = F ] &&
+		[ $((r1 - r0)) = 4 ] && [ $((q1 - q0)) = 1 ]; echo $?) \
+		"dm-multipath: a read that times out on nullb0 fails the path and ends on nullb1" \
+		"dd exit $rc, reads +$((r1 - r0)), nullb0 $(path_state nullb0)," \
+		"nullb1 +$((q1 - q0))$(first_error /tmp/setup.err)$([ $rc = 0 ] ||
+			first_error /tmp/dd.err)"
+else
+	ktap_result 1 \
+		"dm-multipath: a read that times out on nullb0 fails the path and ends on nullb1" \
+		"no multipath disk$(first_error /tmp/setup.err)"
 fi
 
 : >/tmp/unload.err

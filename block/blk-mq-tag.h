@@ -77,17 +77,20 @@ static __always_inline void blk_mq_tag_map_put_inline(struct blk_mq_tag_map *map
 {
 	/* Release: everything done with the request happens before. */
 	clear_bit_unlock(blk_mq_tag_bit(map, tag), blk_mq_tag_word(map, tag));
+	/* the cleared bit before the look for waiters below */
+	smp_mb__after_atomic();
 
 	/* Reuse it first from this CPU: its cache line is already here. */
 	if (tag < READ_ONCE(map->limit))
 		this_cpu_write(*map->hint, tag);
 
 	/*
-	 * wq_has_sleeper() issues smp_mb() before reading the wait queue:
-	 * the cleared bit is visible before we look for waiters, pairing
-	 * with the barrier in prepare_to_wait_exclusive() on the other side.
+	 * The barrier above pairs with the one in prepare_to_wait_exclusive()
+	 * on the waiter's side: it sees the bit free, or we see it queued.
+	 * After the atomic clear that barrier costs nothing on x86, where
+	 * the smp_mb() of wq_has_sleeper() would be a second full fence.
 	 */
-	if (wq_has_sleeper(&map->wait))
+	if (waitqueue_active(&map->wait))
 		__blk_mq_tag_map_wake(map);
 }
 

@@ -30,6 +30,32 @@ ktap_done() { [ "$KTAP_FAILED" = 0 ]; }
 
 diag() { echo "# $*"; }
 
+# diskstat DISK FIELD: a field of the disk's /proc/diskstats line, counted
+# from 1 after the name (1 reads completed, 5 writes completed, 9 in
+# flight, 12 discards, 16 flushes).
+diskstat()
+{
+	awk -v d="$1" -v f="$2" '$3 == d { print $(3 + f) }' /proc/diskstats
+}
+
+# first_error FILE...: ", " and the first line of these files, if any.
+first_error() { cat "$@" 2>/dev/null | head -n 1 | sed 's/^/, /'; }
+
+# write_fsync_pages DEV N PAGE: N times, write one random 4 KiB page of DEV
+# (from page PAGE on) and fsync it: a write, then one flush if DEV has a
+# write cache.  Prints how many pairs completed.
+write_fsync_pages()
+{
+	local i=0
+
+	while [ $i -lt "$2" ]; do
+		dd if=/dev/urandom of="$1" bs=4k count=1 seek=$(($3 + i)) \
+			conv=fsync 2>/dev/null || break
+		i=$((i + 1))
+	done
+	echo $i
+}
+
 # nullb_load ARGS...: load null_blk with module parameters; its error
 # message (dmesg's last null_blk line) goes to stderr on failure.
 nullb_load()

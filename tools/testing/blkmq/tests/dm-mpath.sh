@@ -18,15 +18,6 @@
 ktap_header 9
 kmemleak_begin
 
-# diskstat DISK FIELD: a /proc/diskstats field (1: reads, 16: flushes).
-diskstat()
-{
-	awk -v d="$1" -v f="$2" '$3 == d { print $(3 + f) }' /proc/diskstats
-}
-
-# first_error FILE...: ", " and the first line of these files, if any.
-first_error() { cat "$@" 2>/dev/null | head -n 1 | sed 's/^/, /'; }
-
 # reads_through N SKIP: N direct 4 KiB reads of the multipath disk from
 # page SKIP on; fails unless all N were read.
 reads_through()
@@ -94,15 +85,10 @@ if [ -n "$dev" ]; then
 		"dd exit $rc, reads +$((r1 - r0)), nullb0 +$((p1 - p0))," \
 		"nullb1 +$((q1 - q0))"
 
-	# each dd: the page's write, then one flush for the fsync
+	# each pair: the page's write, then one flush for the fsync
 	f0=$(diskstat "$d" 16) g0=$(diskstat nullb0 16)
 	n0=$(cat /sys/kernel/debug/null_blk/nullb0/flushes 2>/dev/null)
-	i=0
-	while [ $i -lt 8 ]; do
-		dd if=/dev/urandom of="$dev" bs=4k count=1 seek=$((16384 + i)) \
-			conv=fsync 2>/dev/null || break
-		i=$((i + 1))
-	done
+	i=$(write_fsync_pages "$dev" 8 16384)
 	f1=$(diskstat "$d" 16) g1=$(diskstat nullb0 16)
 	n1=$(cat /sys/kernel/debug/null_blk/nullb0/flushes 2>/dev/null)
 	ktap_result $([ $i = 8 ] && [ $((f1 - f0)) = 8 ] &&

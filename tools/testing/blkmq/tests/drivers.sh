@@ -27,9 +27,6 @@ scsi_disk()
 	return 1
 }
 
-# first_error FILE...: ", " and the first line of these files, if any.
-first_error() { cat "$@" 2>/dev/null | head -n 1 | sed 's/^/, /'; }
-
 # wait_for FILE: up to 10 s for FILE to appear.
 wait_for()
 {
@@ -100,12 +97,6 @@ nvme_disk()
 	return 1
 }
 
-# diskstat DISK FIELD: a /proc/diskstats field (16: flushes completed).
-diskstat()
-{
-	awk -v d="$1" -v f="$2" '$3 == d { print $(3 + f) }' /proc/diskstats
-}
-
 # 6-9: nvme-pci on the emulated controller.
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 : >/tmp/modprobe.err
@@ -119,15 +110,10 @@ ktap_result $([ -n "$d" ] && [ "$n" = "$ncpu" ]; echo $?) \
 if [ -n "$d" ]; then
 	fio_verify "nvme-pci: fio randrw verify" "/dev/$d" --numjobs=2 \
 		--size=32M --offset_increment=32M --bsrange=4k-64k
-	# each dd: the page's write, then one flush (fio's fsync=1 would
+	# each pair: the page's write, then one flush (fio's fsync=1 would
 	# not sync after its last write)
 	f0=$(diskstat "$d" 16)
-	i=0
-	while [ $i -lt 16 ]; do
-		dd if=/dev/urandom of="/dev/$d" bs=4k count=1 seek=$((32768 + i)) \
-			conv=fsync 2>/dev/null || break
-		i=$((i + 1))
-	done
+	i=$(write_fsync_pages "/dev/$d" 16 32768)
 	f1=$(diskstat "$d" 16)
 	ktap_result $([ $i = 16 ] && [ $((f1 - f0)) = 16 ]; echo $?) \
 		"nvme-pci: 16 write+fsync pairs make 16 flushes" \

@@ -25,13 +25,6 @@ ktap_header $((nmodes * 8 + nsysfs * 5 + 2 + ndrain + nstats))
 diag "modes: $MODES; cpus online: $(cat /sys/devices/system/cpu/online)"
 modprobe -r null_blk 2>/dev/null
 
-# diskstat DISK FIELD: a field of the disk's /proc/diskstats line, counted
-# from 1 after the name (1 reads completed, 5 writes completed, 9 in flight).
-diskstat()
-{
-	awk -v d="$1" -v f="$2" '$3 == d { print $(3 + f) }' /proc/diskstats
-}
-
 # ctx_completed DISK: reads+writes completed, summed over all software
 # contexts in the disk's mq sysfs directory.
 ctx_completed()

@@ -11,12 +11,6 @@
 ktap_header 17
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 
-# diskstat DISK FIELD: as in robust.sh (5 writes, 12 discards, 16 flushes).
-diskstat()
-{
-	awk -v d="$1" -v f="$2" '$3 == d { print $(3 + f) }' /proc/diskstats
-}
-
 for d in vda vdb; do
 	if [ ! -b /dev/$d ]; then
 		for i in 1 2 3 4 5 6; do ktap_result 1 "$d: disk present" "no /dev/$d"; done
